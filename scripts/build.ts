@@ -1,0 +1,89 @@
+// `npm run build`: dist/oac-node (one self-contained Linux x86-64 executable built with Node's
+// single-executable-application support), dist/oac-node.gz and dist/SHA256SUMS. Runs offline:
+// the base is this machine's own Node binary (recipes/single-executable.md).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+const root = resolve(import.meta.dirname, '..');
+const dist = join(root, 'dist');
+const work = join(dist, '.build');
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+async function main(): Promise<void> {
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const bundle = join(work, 'oac-node.cjs');
+  await bundleCli(bundle);
+  const blob = makeBlob(bundle);
+  const exe = join(dist, 'oac-node');
+  injectBlob(blob, exe);
+  const gz = join(dist, 'oac-node.gz');
+  // Level 9, no name or time in the header: the same executable always gives the same bytes.
+  writeFileSync(gz, gzipSync(readFileSync(exe), { level: 9 }));
+  writeFileSync(join(dist, 'SHA256SUMS'), `${sha256(exe)}  oac-node\n${sha256(gz)}  oac-node.gz\n`);
+  rmSync(work, { recursive: true, force: true });
+  process.stdout.write(`built ${exe} and ${gz}\n`);
+}
+
+async function bundleCli(outfile: string): Promise<void> {
+  await build({
+    entryPoints: [join(root, 'src/cli/entry.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minify: true,
+    legalComments: 'none',
+    inject: [join(root, 'scripts/import-meta-url.ts')],
+    define: { 'import.meta.url': 'importMetaUrl' },
+    // useCodeCache crashes on a real dynamic import() (pitfall 2).
+    supported: { 'dynamic-import': false },
+    logLevel: 'warning',
+  });
+}
+
+function makeBlob(bundle: string): string {
+  const blob = join(work, 'sea-prep.blob');
+  const config = join(work, 'sea-config.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      main: bundle,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: true,
+    }),
+  );
+  // The blob must come from the very Node binary used as the base (pitfall 4).
+  execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: 'inherit' });
+  return blob;
+}
+
+function injectBlob(blob: string, exe: string): void {
+  copyFileSync(process.execPath, exe);
+  chmodSync(exe, 0o755);
+  // Strip before injecting, never after (pitfall 4): 96 MiB → 84 MiB.
+  execFileSync('strip', ['--strip-all', exe], { stdio: 'inherit' });
+  const postject = join(root, 'node_modules/postject/dist/cli.js');
+  execFileSync(
+    process.execPath,
+    [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+}
+
+function sha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`build failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

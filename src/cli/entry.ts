@@ -1,0 +1,12 @@
+// The executable's entry point. No top-level await: the single executable is built from a
+// CommonJS bundle (recipes/single-executable.md, pitfall 3).
+import { runCli } from './main.ts';
+
+async function main(): Promise<void> {
+  const code = await runCli(process.argv.slice(2), {
+    stderr: (text) => process.stderr.write(text),
+  });
+  process.exitCode = code;
+}
+
+void main();

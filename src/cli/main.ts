@@ -1,0 +1,61 @@
+// The command line: yargs with the commands of DESIGN.md. Parsing errors become one line and
+// exit 2; OacErrors their own line and exit status; anything else is a bug with a stack.
+import yargs from 'yargs';
+import { EXIT, UsageError, isOacError } from '../errors.ts';
+import { renderError } from '../ui/render-error.ts';
+import { PROGRAM, VERSION } from '../version.ts';
+import { commandCommand } from './commands/command.ts';
+import { installCommand } from './commands/install.ts';
+import { registerCommand } from './commands/register.ts';
+import { runCommand } from './commands/run.ts';
+import { statusCommand } from './commands/status.ts';
+import { uninstallCommand } from './commands/uninstall.ts';
+
+export interface CliIo {
+  stderr: (text: string) => void;
+}
+
+export async function runCli(args: string[], io: CliIo): Promise<number> {
+  try {
+    await buildParser(args).parseAsync();
+    return EXIT.ok;
+  } catch (error) {
+    io.stderr(`${renderError(error)}\n`);
+    return isOacError(error) ? error.exitCode : EXIT.failure;
+  }
+}
+
+function buildParser(args: string[]) {
+  return (
+    yargs(args)
+      .scriptName(PROGRAM)
+      .usage(
+        `${PROGRAM} ${VERSION}: turns a Linux host into a sandbox node of a Core\n\nUsage: $0 <command> [options]`,
+      )
+      // An explicit version: otherwise yargs reads the package.json nearest the working
+      // directory (recipes/single-executable.md, pitfall 7).
+      .version(VERSION)
+      .command(installCommand)
+      .command(uninstallCommand)
+      .command(registerCommand)
+      .command(runCommand)
+      .command(statusCommand)
+      .command(commandCommand)
+      .option('color', {
+        type: 'boolean',
+        default: true,
+        describe: 'Colour the output (--no-color, or NO_COLOR=1)',
+      })
+      // Hidden: every host path under DIR, for tests and image building only (DESIGN.md).
+      .option('root', { type: 'string', hidden: true })
+      .demandCommand(1, 'Name a command: install, uninstall, register, run, status or command')
+      .strict()
+      .exitProcess(false)
+      .fail((msg: string | null, err: Error | undefined) => {
+        if (err !== undefined) throw err;
+        throw new UsageError(`${msg ?? 'invalid arguments'} (see '${PROGRAM} --help')`);
+      })
+      .help()
+      .wrap(100)
+  );
+}

@@ -1,0 +1,44 @@
+// Every failure the operator can act on is an OacError: a stable code, one line that names what
+// to fix, an optional hint, and the exit status. Library code throws these and never prints;
+// the CLI is the one place that renders them (STYLE.md: the caller that returns the error logs
+// it). Anything else that escapes is an internal error and shows its stack.
+
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  notBuilt: 2,
+  removed: 78,
+} as const;
+
+export interface OacErrorOptions {
+  hint?: string;
+  exitCode?: number;
+  cause?: unknown;
+}
+
+export class OacError extends Error {
+  readonly code: string;
+  readonly hint: string | undefined;
+  readonly exitCode: number;
+
+  constructor(code: string, message: string, options: OacErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'OacError';
+    this.code = code;
+    this.hint = options.hint;
+    this.exitCode = options.exitCode ?? EXIT.failure;
+  }
+}
+
+/** Bad command-line input: one line, exit 2, no stack. */
+export class UsageError extends OacError {
+  constructor(message: string) {
+    super('usage', message, { exitCode: EXIT.usage });
+    this.name = 'UsageError';
+  }
+}
+
+export function isOacError(value: unknown): value is OacError {
+  return value instanceof OacError;
+}

@@ -1,0 +1,84 @@
+// The one table that turns error codes into the guide's one-line messages and hints (STYLE.md
+// point 5, after Arborist). Messages quoted from seeds/nodes-guide.en.txt stay word for word;
+// docs/messages.md lists the same table for operators, and test/unit/messages.test.ts keeps them
+// equal. `{name}` placeholders are filled by message().
+
+export interface MessageEntry {
+  message: string;
+  hint?: string;
+}
+
+export const MESSAGES = {
+  enrollment_token_refused: {
+    message: 'The enrollment command expired or was already used',
+    hint: 'Generate a new command in Web (Nodes → Add node) and run it within an hour.',
+  },
+  node_credential_refused: {
+    message: 'Core no longer accepts this node',
+    hint: 'The node was removed, or a reset retired it. Uninstall it, then add the host again with a new command.',
+  },
+  core_url_changed: {
+    message: "Core's public URL changed after this command was generated",
+    hint: 'Generate a new command in Web and run it.',
+  },
+  specification_changed: {
+    message: 'The sandbox configuration changed while this node was being added',
+    hint: 'Run the command again: it reads the new configuration.',
+  },
+  node_id_taken: {
+    message: 'Core already has a node with this ID',
+    hint: 'Recover the node with its own credential, or remove it in Web and add the host again.',
+  },
+  reset_in_progress: {
+    message: 'Core is resetting its sandbox deployment',
+    hint: 'Add the node after the reset completes (Settings → Sandbox and scheduling).',
+  },
+  core_not_ready: {
+    message: "Core's sandbox deployment is not initialised, or its storage is unavailable",
+    hint: 'Save the sandbox configuration in Settings → Sandbox and scheduling, then run the command again.',
+  },
+  core_url_required: {
+    message: 'Core refused the enrollment: it names no core_url',
+    hint: 'This is a bug in oac-node; please report it.',
+  },
+  core_refused_request: {
+    message: 'Core refused the request to {route} as malformed: {detail}',
+    hint: 'This is a bug in oac-node or a Core of another version; please report it.',
+  },
+  core_unreachable: {
+    message: 'Cannot reach Core at {origin}: {reason}',
+    hint: "Check the host's network and proxy settings, then run the command again.",
+  },
+  core_unexpected_response: {
+    message: 'Core answered HTTP {status} to {route}',
+    hint: 'Check that the address is a Core of a matching version, then run the command again.',
+  },
+  core_invalid_response: {
+    message: "Core's answer to {route} does not match the machine API: {detail}",
+    hint: 'Check that the address is a Core of a matching version.',
+  },
+  insecure_url: {
+    message: '{what} must use https (plain http is allowed only for loopback addresses): {url}',
+  },
+  invalid_url: {
+    message: '{what} is not a valid URL: {url}',
+  },
+  not_built: {
+    message: "'oac-node {command}' is not built yet (see issue #{issue})",
+  },
+} as const satisfies Record<string, MessageEntry>;
+
+export type MessageCode = keyof typeof MESSAGES;
+
+/** Fills `{name}` placeholders; a missing value is left visible rather than silently dropped. */
+export function message(code: MessageCode, values: Record<string, string | number> = {}): string {
+  const template: string = MESSAGES[code].message;
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in values ? String(values[name]) : whole,
+  );
+}
+
+export function hint(code: MessageCode): string | undefined {
+  const entry: MessageEntry = MESSAGES[code];
+  return entry.hint;
+}

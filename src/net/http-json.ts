@@ -1,0 +1,106 @@
+// One JSON exchange over undici: bounded in time and in size, credentials only in headers.
+// Transport failures become NetworkError so callers can tell "Core did not answer" (retryable)
+// from "Core answered" (a status to map).
+import { Agent, request, type Dispatcher } from 'undici';
+
+const MAX_RESPONSE_BYTES = 1024 * 1024; // Core's JSON answers are a few KiB
+export const DEFAULT_TIMEOUT_MS = 15_000;
+
+let sharedAgent: Agent | undefined;
+export function defaultDispatcher(): Dispatcher {
+  sharedAgent ??= new Agent({ connectTimeout: DEFAULT_TIMEOUT_MS });
+  return sharedAgent;
+}
+
+export class NetworkError extends Error {
+  readonly reason: string;
+  constructor(reason: string, cause?: unknown) {
+    super(reason, { cause });
+    this.name = 'NetworkError';
+    this.reason = reason;
+  }
+}
+
+export interface JsonRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: URL;
+  headers?: Record<string, string>;
+  body?: unknown;
+  timeoutMs?: number;
+  dispatcher?: Dispatcher;
+}
+
+export interface JsonResponse {
+  status: number;
+  body: unknown; // parsed JSON, or undefined when the body was empty or not JSON
+}
+
+export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
+  const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+  let payload: string | undefined;
+  if (req.body !== undefined) {
+    payload = JSON.stringify(req.body);
+    headers['content-type'] = 'application/json';
+  }
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(req.url, {
+      method: req.method,
+      headers,
+      body: payload,
+      dispatcher: req.dispatcher ?? defaultDispatcher(),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    throw new NetworkError(describeTransportError(error), error);
+  }
+  const text = await readBounded(response.body);
+  return { status: response.statusCode, body: parseJson(text) };
+}
+
+async function readBounded(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of body) {
+      const buffer = chunk as Buffer;
+      total += buffer.length;
+      if (total > MAX_RESPONSE_BYTES) {
+        body.destroy();
+        throw new NetworkError(`the answer exceeds ${MAX_RESPONSE_BYTES} bytes`);
+      }
+      chunks.push(buffer);
+    }
+  } catch (error) {
+    if (error instanceof NetworkError) throw error;
+    throw new NetworkError(describeTransportError(error), error);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A short reason for one line. Never includes headers, so never a credential. */
+export function describeTransportError(error: unknown): string {
+  if (!(error instanceof Error)) return 'request failed';
+  const code = (error as { code?: unknown }).code;
+  if (error.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timed out';
+  if (code === 'UND_ERR_BODY_TIMEOUT') return 'timed out while reading the answer';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection timed out';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection closed unexpectedly';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host name not found';
+  if (code === 'CERT_HAS_EXPIRED' || String(code ?? '').includes('CERT'))
+    return `TLS: ${String(code)}`;
+  return typeof code === 'string' ? code : (error.message.split('\n')[0] ?? 'request failed');
+}

@@ -1,0 +1,28 @@
+// SEC-03: secrets (token, node credential, proxy credentials) never reach a message, log line,
+// --json event or error, including errors thrown by libraries. Every secret the program learns
+// is registered here first; everything rendered passes through redact().
+
+const MIN_SECRET_LENGTH = 4; // shorter strings would mask ordinary words
+const MASK = '***';
+
+export class Redactor {
+  private readonly secrets = new Set<string>();
+
+  add(secret: string | undefined): void {
+    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) return;
+    this.secrets.add(secret);
+    // A secret also travels URL-encoded (proxy URLs) and base64'd (Basic auth).
+    this.secrets.add(encodeURIComponent(secret));
+  }
+
+  redact(text: string): string {
+    let out = text;
+    // Longest first, so a secret that contains another is masked whole.
+    const ordered = [...this.secrets].sort((a, b) => b.length - a.length);
+    for (const secret of ordered) out = out.split(secret).join(MASK);
+    return out.replace(/(Bearer\s+)[^\s"',]+/gi, `$1${MASK}`);
+  }
+}
+
+/** The process-wide redactor the CLI renders through. */
+export const redactor = new Redactor();

@@ -1,0 +1,89 @@
+// The single executable (issue #2 item 2): self-contained, runs with no Node.js on the host.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { requireExecutable, repoRoot } from '../helpers/executable.ts';
+import { VERSION } from '../../src/version.ts';
+
+let exe: string;
+let scratch: string;
+before(() => {
+  exe = requireExecutable();
+  scratch = mkdtempSync(join(tmpdir(), 'oac-exe-'));
+});
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Runs with an empty environment (no PATH, so no `node` to find) from a scratch directory. */
+function runBare(args: string[], cwd = scratch) {
+  return spawnSync('env', ['-i', exe, ...args], { cwd, encoding: 'utf8' });
+}
+
+test('issue #2 --version works under env -i from any directory', () => {
+  for (const cwd of [scratch, '/', repoRoot]) {
+    const r = runBare(['--version'], cwd);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), VERSION);
+    assert.equal(r.stderr, '', 'no experimental-SEA warning or other noise');
+  }
+});
+
+test('issue #2 --help lists every command of DESIGN.md', () => {
+  const r = runBare(['--help']);
+  assert.equal(r.status, 0, r.stderr);
+  for (const command of ['install', 'uninstall', 'register', 'run', 'status', 'command']) {
+    assert.match(r.stdout, new RegExp(`oac-node ${command} `), command);
+  }
+});
+
+test('issue #2 a command not built yet says so and exits 2 (no fake behaviour)', () => {
+  const r = runBare(['status', '--installation-id', 'x']);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /^oac-node: 'oac-node status' is not built yet/);
+  assert.equal(r.stdout, '');
+});
+
+test('issue #2 bad arguments get one line naming what to fix and exit 2', () => {
+  const r = runBare(['install', '--no-such-flag']);
+  assert.equal(r.status, 2);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /Unknown argument/);
+});
+
+test('issue #2 the executable needs no Node.js: it runs in a chroot holding only itself and its libraries', () => {
+  const root = join(scratch, 'chroot');
+  const libs = execFileSync('ldd', [exe], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /(\/\S+) \(0x/.exec(line)?.[1])
+    .filter((path): path is string => path !== undefined);
+  assert.ok(libs.length > 0, 'ldd lists the shared libraries');
+  for (const lib of libs) {
+    mkdirSync(join(root, dirname(lib)), { recursive: true });
+    copyFileSync(lib, join(root, lib));
+  }
+  copyFileSync(exe, join(root, 'oac-node'));
+  const r = spawnSync('/usr/sbin/chroot', [root, '/oac-node', '--version'], {
+    encoding: 'utf8',
+    env: {},
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), VERSION);
+});
+
+test('issue #2 dist/oac-node.gz unpacks to the executable and SHA256SUMS lists both', () => {
+  const dist = dirname(exe);
+  const raw = readFileSync(exe);
+  assert.deepEqual(gunzipSync(readFileSync(join(dist, 'oac-node.gz'))).equals(raw), true);
+  const sums = execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dist, encoding: 'utf8' });
+  assert.match(sums, /^oac-node: OK$/m);
+  assert.match(sums, /^oac-node.gz: OK$/m);
+  const digest = createHash('sha256').update(raw).digest('hex');
+  assert.match(
+    readFileSync(join(dist, 'SHA256SUMS'), 'utf8'),
+    new RegExp(`^${digest}  oac-node$`, 'm'),
+  );
+});
