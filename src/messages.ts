@@ -63,6 +63,33 @@ export const MESSAGES = {
   invalid_url: {
     message: '{what} is not a valid URL: {url}',
   },
+  token_file_unreadable: {
+    message: 'Cannot read the enrollment token file {path}: {reason}',
+  },
+  token_file_exposed: {
+    message: 'The enrollment token file {path} is readable by group or others',
+    hint: 'Make it private (chmod 600 FILE), or better, get a new token: this one may have been read.',
+  },
+  token_file_empty: {
+    message: 'The enrollment token file {path} holds no token',
+  },
+  state_dir_foreign: {
+    message:
+      'The state directory {dir} holds a node of installation {theirs} at {their_core}, not of installation {ours} at {our_core}',
+    hint: 'Use another state directory, or remove that node in Web and uninstall it first.',
+  },
+  core_url_differs: {
+    message: 'The provider file names Core {file_core}, but --core-url is {arg_core}',
+    hint: "Copy core_url from Core's configuration read into the provider file.",
+  },
+  provider_file_stale: {
+    message: "The provider file does not match Core's current configuration: {field} differs",
+    hint: "Copy provider, installation_id, core_url, generation and specification from Core's configuration read.",
+  },
+  state_dir_locked: {
+    message: 'Another oac-node process is using the state directory {dir}',
+    hint: 'A node runs as one process per state directory; stop the other one first (systemctl status oac-node-*).',
+  },
   not_built: {
     message: "'oac-node {command}' is not built yet (see issue #{issue})",
   },

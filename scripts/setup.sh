@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine of this kind lacks for the demo and the tests: Debian packages
+# (Docker engine, iptables for dockerd, a static busybox for the Runtime image, shellcheck) and
+# the npm dependencies from package-lock.json. Idempotent; quiet when there is nothing to do.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(docker.io iptables busybox-static shellcheck)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  echo "setup: installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm ci when node_modules is missing or older than the lock file.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

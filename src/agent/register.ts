@@ -1,0 +1,178 @@
+// `oac-node register` (NODE-01, ENR-02, ENR-03): manual registration with a token file. Every
+// input is checked before the host changes; the identity is written before Core is contacted,
+// so a retry after a lost answer ends with one node, not two.
+import { createHash } from 'node:crypto';
+import { OacError } from '../errors.ts';
+import { canonicalJson } from '../canonical-json.ts';
+import { hint, message } from '../messages.ts';
+import { CoreClient } from '../net/core-client.ts';
+import { CoreError } from '../net/core-errors.ts';
+import type { NodeConfiguration, NodeIdentity } from '../net/core-schemas.ts';
+import { parseServiceUrl } from '../net/url-policy.ts';
+import { redactor } from '../ui/redact.ts';
+import {
+  ensureStateDirectory,
+  isRegistered,
+  loadIdentity,
+  newIdentity,
+  saveIdentity,
+  type RegisteredIdentity,
+  type StoredIdentity,
+} from './identity-store.ts';
+import { loadProviderFile } from './load-provider-file.ts';
+import { providerFileDigest, type ProviderFile } from './provider-file.ts';
+import { lockStateDirectory } from './state-lock.ts';
+import { readTokenFile } from './token-file.ts';
+
+export interface RegisterRequest {
+  configPath: string;
+  stateDir: string;
+  coreUrl: string;
+  name: string;
+  tokenFile: string;
+  /** true when the installer registers (the node then follows generations itself). */
+  managed: boolean;
+  clientFor?: (origin: string) => CoreClient;
+}
+
+export type RegisterOutcome = 'registered' | 'recovered' | 'unchanged';
+
+export async function registerNode(
+  req: RegisterRequest,
+): Promise<{ outcome: RegisterOutcome; identity: RegisteredIdentity }> {
+  // Everything that can be checked without Core is checked before the host changes.
+  const origin = parseServiceUrl(req.coreUrl, 'The Core URL').origin;
+  const file = await loadProviderFile(req.configPath);
+  const fileOrigin = new URL(file.core_url).origin;
+  if (fileOrigin !== origin) {
+    throw new OacError(
+      'core_url_differs',
+      message('core_url_differs', { file_core: fileOrigin, arg_core: origin }),
+      {
+        hint: hint('core_url_differs'),
+      },
+    );
+  }
+  const token = await readTokenFile(req.tokenFile);
+  redactor.add(token);
+
+  await ensureStateDirectory(req.stateDir);
+  const release = await lockStateDirectory(req.stateDir);
+  try {
+    const existing = await loadIdentity(req.stateDir);
+    if (existing !== undefined) assertSameInstallation(existing, file, origin, req.stateDir);
+    if (existing !== undefined && isRegistered(existing))
+      return { outcome: 'unchanged', identity: existing };
+    const client = (req.clientFor ?? ((o) => new CoreClient({ coreUrl: o })))(origin);
+    const identity =
+      existing ??
+      newIdentity({
+        core_url: origin,
+        installation_id: file.installation_id,
+        name: req.name,
+        provider: file.provider,
+        managed: req.managed,
+      });
+    redactor.add(identity.credential);
+    // ENR-02: on disk before Core hears of it.
+    if (existing === undefined) await saveIdentity(req.stateDir, identity);
+    const recovered =
+      existing === undefined ? undefined : await recoverLostEnrollment(client, identity);
+    const enrolled = recovered ?? (await enroll(client, token, identity, file));
+    const registered: RegisteredIdentity = { ...identity, enrolled, approved: approvedFrom(file) };
+    await saveIdentity(req.stateDir, registered);
+    return { outcome: recovered === undefined ? 'registered' : 'recovered', identity: registered };
+  } finally {
+    await release();
+  }
+}
+
+function assertSameInstallation(
+  existing: StoredIdentity,
+  file: ProviderFile,
+  origin: string,
+  dir: string,
+): void {
+  if (existing.core_url === origin && existing.installation_id === file.installation_id) return;
+  const values = {
+    dir,
+    theirs: existing.installation_id,
+    their_core: existing.core_url,
+    ours: file.installation_id,
+    our_core: origin,
+  };
+  throw new OacError('state_dir_foreign', message('state_dir_foreign', values), {
+    hint: hint('state_dir_foreign'),
+  });
+}
+
+/** A pending identity whose enrollment Core did register (the 201 was lost): Core knows it. */
+async function recoverLostEnrollment(
+  client: CoreClient,
+  identity: StoredIdentity,
+): Promise<NodeIdentity | undefined> {
+  try {
+    const view = await client.identity(identity.node_id, identity.credential);
+    const { connected: _c, provider_ready: _p, ...enrolled } = view;
+    return enrolled;
+  } catch (error) {
+    if (error instanceof CoreError && error.code === 'node_credential_refused') return undefined;
+    throw error;
+  }
+}
+
+async function enroll(
+  client: CoreClient,
+  token: string,
+  identity: StoredIdentity,
+  file: ProviderFile,
+): Promise<NodeIdentity> {
+  const config = await client.readConfiguration({ kind: 'token', token });
+  assertFileMatches(file, config);
+  return client.enroll(token, {
+    node_id: identity.node_id,
+    credential: identity.credential,
+    name: identity.name,
+    provider: config.provider,
+    backend_fingerprint: backendFingerprint(file),
+    deployment_generation: config.generation,
+    specification_digest: config.specification_digest,
+    core_url: identity.core_url,
+  });
+}
+
+/** The provider file must be a copy of Core's current configuration (guide, manual registration). */
+function assertFileMatches(file: ProviderFile, config: NodeConfiguration): void {
+  const checks: Array<[string, boolean]> = [
+    ['installation_id', file.installation_id === config.installation_id],
+    ['provider', file.provider === config.provider],
+    ['core_url', new URL(file.core_url).origin === new URL(config.core_url).origin],
+    ['generation', file.generation === config.generation],
+    ['specification', canonicalJson(file.specification) === canonicalJson(config.specification)],
+  ];
+  const differing = checks.find(([, same]) => !same);
+  if (differing !== undefined) {
+    throw new OacError(
+      'provider_file_stale',
+      message('provider_file_stale', { field: differing[0] }),
+      { hint: hint('provider_file_stale') },
+    );
+  }
+}
+
+/** The digest of the node's backend namespace: where its sandboxes live on this host. */
+export function backendFingerprint(file: ProviderFile): string {
+  const namespace =
+    file.provider === 'docker'
+      ? { provider: 'docker', host: file.adapter.host, network: file.adapter.network }
+      : { provider: 'microsandbox', runtime_home: file.adapter.runtime_home };
+  return `sha256:${createHash('sha256').update(canonicalJson(namespace)).digest('hex')}`;
+}
+
+function approvedFrom(file: ProviderFile): RegisteredIdentity['approved'] {
+  return {
+    provider_file_digest: providerFileDigest(file),
+    generation: file.generation,
+    specification: file.specification,
+  };
+}

@@ -1,0 +1,25 @@
+// NODE-01: manual registration reads the enrollment token from a file, never from argv or the
+// environment. A file that group or others can read is refused: the token may already be out.
+import { lstatIfExists, readIfExists } from '../host/files.ts';
+import { OacError } from '../errors.ts';
+import { message } from '../messages.ts';
+import { hint } from '../messages.ts';
+
+export async function readTokenFile(path: string): Promise<string> {
+  const stats = await lstatIfExists(path).catch(() => undefined);
+  if (stats === undefined || !stats.isFile()) {
+    const reason = stats === undefined ? 'no such file' : 'not a regular file';
+    throw new OacError('token_file_unreadable', message('token_file_unreadable', { path, reason }));
+  }
+  if ((stats.mode & 0o077) !== 0) {
+    throw new OacError('token_file_exposed', message('token_file_exposed', { path }), {
+      hint: hint('token_file_exposed'),
+    });
+  }
+  const raw = await readIfExists(path);
+  const token = raw?.toString('utf8').trim() ?? '';
+  if (token.length === 0 || /\s/.test(token)) {
+    throw new OacError('token_file_empty', message('token_file_empty', { path }));
+  }
+  return token;
+}

@@ -1,0 +1,93 @@
+// File operations of the Host. Writes are atomic (temp file, fsync, rename, fsync of the
+// directory) and created with their final mode from the start, never following a symlink at the
+// final component (SEC-02, DESIGN.md "Records").
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, createReadStream, type Stats } from 'node:fs';
+import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+export async function readIfExists(path: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}
+
+/** lstat that answers undefined for a missing path; never follows the last symlink. */
+export async function lstatIfExists(path: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}
+
+export async function writeFileAtomic(
+  path: string,
+  data: string | Buffer,
+  mode: number,
+): Promise<void> {
+  const temp = join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
+  const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
+  const handle = await open(temp, flags, mode);
+  try {
+    await handle.writeFile(data);
+    await handle.chmod(mode); // the umask must not weaken or widen the mode we chose
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temp, path);
+  await syncDirectory(dirname(path));
+}
+
+async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Creates a directory (and parents) with `mode`; an existing symlink in its place is refused. */
+export async function ensureDirectory(path: string, mode: number): Promise<'created' | 'exists'> {
+  const found = await lstatIfExists(path);
+  if (found !== undefined) {
+    if (!found.isDirectory())
+      throw Object.assign(new Error(`${path} exists and is not a directory`), { code: 'ENOTDIR' });
+    return 'exists';
+  }
+  await mkdir(path, { recursive: true, mode });
+  return 'created';
+}
+
+/** Whether this process can open `path` for reading and writing (the /dev/kvm check). */
+export async function canOpenReadWrite(path: string): Promise<boolean> {
+  try {
+    const handle = await open(path, constants.O_RDWR | constants.O_NOFOLLOW);
+    await handle.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}

@@ -1,0 +1,40 @@
+// Exclusive locks on directories (NODE-03: one process per state directory; SEC-05: one
+// installer per host). proper-lockfile keeps a `<dir>.lock` directory fresh while we hold it, so
+// a lock left by a killed process goes stale and is taken over instead of blocking forever.
+import lockfile from 'proper-lockfile';
+import { isCode } from './files.ts';
+
+export type Release = () => Promise<void>;
+
+export interface LockOptions {
+  /** How long to wait for a held lock before giving up; 0 fails at once. */
+  waitMs: number;
+  /** Called if the lock is lost while held (e.g. its directory was removed). */
+  onLost?: (error: Error) => void;
+}
+
+export class LockHeldError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} is locked by another process`);
+    this.name = 'LockHeldError';
+  }
+}
+
+export async function lockDirectory(path: string, options: LockOptions): Promise<Release> {
+  const retries =
+    options.waitMs <= 0
+      ? 0
+      : { retries: Math.ceil(options.waitMs / 250), minTimeout: 250, maxTimeout: 250, factor: 1 };
+  try {
+    return await lockfile.lock(path, {
+      stale: 10_000,
+      update: 2_000,
+      retries,
+      realpath: false,
+      onCompromised: (error) => options.onLost?.(error),
+    });
+  } catch (error) {
+    if (isCode(error, 'ELOCKED')) throw new LockHeldError(path);
+    throw error;
+  }
+}
