@@ -42,3 +42,11 @@ export class UsageError extends OacError {
 export function isOacError(value: unknown): value is OacError {
   return value instanceof OacError;
 }
+
+/** Not a failure to render: a command that finished with a status of its own (run's 78). */
+export class ExitStatus extends Error {
+  constructor(readonly status: number) {
+    super(`exit ${status}`);
+    this.name = 'ExitStatus';
+  }
+}

@@ -90,6 +90,10 @@ export const MESSAGES = {
     message: 'Another oac-node process is using the state directory {dir}',
     hint: 'A node runs as one process per state directory; stop the other one first (systemctl status oac-node-*).',
   },
+  node_not_registered: {
+    message: 'The state directory {dir} holds no registered node',
+    hint: 'Register it first: oac-node register --config FILE --state-dir DIR --core-url URL --name NAME --enrollment-token-file FILE',
+  },
   not_built: {
     message: "'oac-node {command}' is not built yet (see issue #{issue})",
   },

@@ -129,16 +129,27 @@ async function enroll(
 ): Promise<NodeIdentity> {
   const config = await client.readConfiguration({ kind: 'token', token });
   assertFileMatches(file, config);
-  return client.enroll(token, {
-    node_id: identity.node_id,
-    credential: identity.credential,
-    name: identity.name,
-    provider: config.provider,
-    backend_fingerprint: backendFingerprint(file),
-    deployment_generation: config.generation,
-    specification_digest: config.specification_digest,
-    core_url: identity.core_url,
-  });
+  try {
+    return await client.enroll(token, {
+      node_id: identity.node_id,
+      credential: identity.credential,
+      name: identity.name,
+      provider: config.provider,
+      backend_fingerprint: backendFingerprint(file),
+      deployment_generation: config.generation,
+      specification_digest: config.specification_digest,
+      core_url: identity.core_url,
+    });
+  } catch (error) {
+    // A retried enrollment whose first answer was lost finds the token consumed (401) or the
+    // ID taken (409) by itself: if Core knows our credential, that first try registered us.
+    const ours =
+      error instanceof CoreError &&
+      (error.code === 'enrollment_token_refused' || error.code === 'node_id_taken');
+    const known = ours ? await recoverLostEnrollment(client, identity) : undefined;
+    if (known !== undefined) return known;
+    throw error;
+  }
 }
 
 /** The provider file must be a copy of Core's current configuration (guide, manual registration). */

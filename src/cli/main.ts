@@ -1,7 +1,7 @@
 // The command line: yargs with the commands of DESIGN.md. Parsing errors become one line and
 // exit 2; OacErrors their own line and exit status; anything else is a bug with a stack.
 import yargs from 'yargs';
-import { EXIT, UsageError, isOacError } from '../errors.ts';
+import { EXIT, ExitStatus, UsageError, isOacError } from '../errors.ts';
 import { renderError } from '../ui/render-error.ts';
 import { PROGRAM, VERSION } from '../version.ts';
 import { commandCommand } from './commands/command.ts';
@@ -20,6 +20,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     await buildParser(args).parseAsync();
     return EXIT.ok;
   } catch (error) {
+    if (error instanceof ExitStatus) return error.status;
     io.stderr(`${renderError(error)}\n`);
     return isOacError(error) ? error.exitCode : EXIT.failure;
   }

@@ -3,7 +3,7 @@
 // final component (SEC-02, DESIGN.md "Records").
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, createReadStream, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export async function readIfExists(path: string): Promise<Buffer | undefined> {
@@ -90,4 +90,23 @@ export async function sha256File(path: string): Promise<string> {
 
 export function isCode(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
+
+/** The file's SHA-256, or undefined when it does not exist. */
+export async function sha256FileIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await sha256File(path);
+  } catch (error) {
+    if (isCode(error, 'ENOENT') || isCode(error, 'EISDIR')) return undefined;
+    throw error;
+  }
+}
+
+export async function isExecutableFile(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,9 @@
 // Exclusive locks on directories (NODE-03: one process per state directory; SEC-05: one
-// installer per host). proper-lockfile keeps a `<dir>.lock` directory fresh while we hold it, so
-// a lock left by a killed process goes stale and is taken over instead of blocking forever.
+// installer per host). proper-lockfile keeps a `.lock` directory inside the locked directory
+// fresh while we hold it, so a lock left by a killed process goes stale and is taken over
+// instead of blocking forever. Inside, not beside: the parent may not be ours to write.
 import lockfile from 'proper-lockfile';
+import { join } from 'node:path';
 import { isCode } from './files.ts';
 
 export type Release = () => Promise<void>;
@@ -31,6 +33,7 @@ export async function lockDirectory(path: string, options: LockOptions): Promise
       update: 2_000,
       retries,
       realpath: false,
+      lockfilePath: join(path, '.lock'),
       onCompromised: (error) => options.onLost?.(error),
     });
   } catch (error) {

@@ -1,18 +1,56 @@
 import type { Argv, CommandModule } from 'yargs';
-import { notBuilt } from './not-built.ts';
+import { registerNode } from '../../agent/register.ts';
 
-export const registerCommand: CommandModule = {
+interface RegisterArgs {
+  config: string;
+  'state-dir': string;
+  'core-url': string;
+  name: string;
+  'enrollment-token-file': string;
+}
+
+export const registerCommand: CommandModule<object, RegisterArgs> = {
   command: 'register',
   describe: 'Register this host manually with an enrollment token file (NODE-01)',
   builder: (yargs: Argv) =>
     yargs
-      .option('config', { type: 'string', describe: 'The provider file (JSON)' })
-      .option('state-dir', { type: 'string', describe: "The node's state directory" })
-      .option('core-url', { type: 'string', describe: "Core's public URL" })
-      .option('name', { type: 'string', describe: "The node's display name" })
+      .option('config', {
+        type: 'string',
+        demandOption: true,
+        describe: 'The provider file (JSON)',
+      })
+      .option('state-dir', {
+        type: 'string',
+        demandOption: true,
+        describe: "The node's state directory",
+      })
+      .option('core-url', { type: 'string', demandOption: true, describe: "Core's public URL" })
+      .option('name', { type: 'string', demandOption: true, describe: "The node's display name" })
       .option('enrollment-token-file', {
         type: 'string',
-        describe: 'File holding the token (mode 0600)',
-      }),
-  handler: () => notBuilt('register', 3),
+        demandOption: true,
+        describe: 'File holding the enrollment token (mode 0600; never pass the token itself)',
+      })
+      .example(
+        '$0 register --config /var/lib/oac/provider.json --state-dir /var/lib/oac/node --core-url https://core.example --name worker-1 --enrollment-token-file /var/lib/oac/enrollment-token',
+        '',
+      ) as unknown as Argv<RegisterArgs>,
+  handler: async (argv) => {
+    const { outcome, identity } = await registerNode({
+      configPath: argv.config,
+      stateDir: argv['state-dir'],
+      coreUrl: argv['core-url'],
+      name: argv.name,
+      tokenFile: argv['enrollment-token-file'],
+      managed: false,
+    });
+    const what = {
+      registered: 'Registered',
+      recovered: 'Registered (recovered a lost answer)',
+      unchanged: 'Already registered',
+    }[outcome];
+    process.stdout.write(
+      `${what}: node ${identity.node_id} (${identity.name}) with Core at ${identity.core_url}\n`,
+    );
+  },
 };

@@ -1,0 +1,171 @@
+// `oac-node run` (NODE-02…05): one process per state directory keeps one connection to Core,
+// reports readiness at start and on every heartbeat, reconnects with backoff while Core is
+// unreachable, and exits 78 once Core refuses the node's credential (the node was removed).
+import { EXIT, OacError } from '../errors.ts';
+import { hint, message } from '../messages.ts';
+import { CoreClient } from '../net/core-client.ts';
+import { CoreError } from '../net/core-errors.ts';
+import { openNodeSocket, type NodeSocket } from '../net/node-socket.ts';
+import { backoffDelay } from '../net/retry.ts';
+import { redactor } from '../ui/redact.ts';
+import { PROGRAM, VERSION } from '../version.ts';
+import { isRegistered, loadIdentity, type RegisteredIdentity } from './identity-store.ts';
+import { ReadinessReporter } from './readiness-reporter.ts';
+import { loadProviderFile } from './load-provider-file.ts';
+import { providerFileDigest } from './provider-file.ts';
+import { lockStateDirectory } from './state-lock.ts';
+
+export interface RunRequest {
+  configPath: string;
+  stateDir: string;
+  /** Seconds between readiness reports; Core's welcome decides when this is undefined. */
+  heartbeatSeconds?: number;
+  log: (line: string) => void;
+  signal: AbortSignal;
+}
+
+type SessionEnd = 'removed' | 'lost' | 'stopped';
+
+// Reconnect backoff: 1 s doubling to 30 s (the unit's own restart is the outer loop).
+const RECONNECT = { attempts: Infinity, baseDelayMs: 1000, maxDelayMs: 30_000 };
+export const CLOSE_NODE_REMOVED = 4401;
+
+export async function runNode(req: RunRequest): Promise<number> {
+  const stop = new AbortController();
+  const release = await lockStateDirectory(req.stateDir, () => stop.abort());
+  try {
+    const identity = await loadIdentity(req.stateDir);
+    if (identity === undefined || !isRegistered(identity)) {
+      throw new OacError(
+        'node_not_registered',
+        message('node_not_registered', { dir: req.stateDir }),
+        {
+          hint: hint('node_not_registered'),
+        },
+      );
+    }
+    redactor.add(identity.credential);
+    // A provider file that cannot be read at start is a configuration error: say so and exit.
+    const file = await loadProviderFile(req.configPath);
+    if (new URL(file.core_url).origin !== identity.core_url) {
+      const values = { file_core: new URL(file.core_url).origin, arg_core: identity.core_url };
+      throw new OacError('core_url_differs', message('core_url_differs', values), {
+        hint: hint('core_url_differs'),
+      });
+    }
+    const signal = AbortSignal.any([req.signal, stop.signal]);
+    return await connectLoop(req, identity, providerFileDigest(file), signal);
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+async function connectLoop(
+  req: RunRequest,
+  identity: RegisteredIdentity,
+  fileDigest: string,
+  signal: AbortSignal,
+): Promise<number> {
+  const client = new CoreClient({
+    coreUrl: identity.core_url,
+    retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+  });
+  for (let failures = 0; !signal.aborted;) {
+    const end = await session(req, identity, fileDigest, client, signal, () => (failures = 0));
+    if (end === 'removed') {
+      req.log(
+        `${message('node_credential_refused')}: exiting ${EXIT.removed} so that the service is not restarted`,
+      );
+      return EXIT.removed;
+    }
+    if (end === 'stopped') break;
+    failures += 1;
+    const delay = backoffDelay(RECONNECT, failures);
+    req.log(`Reconnecting in ${(delay / 1000).toFixed(1)} s`);
+    await sleep(delay, signal);
+  }
+  return EXIT.ok;
+}
+
+async function session(
+  req: RunRequest,
+  identity: RegisteredIdentity,
+  fileDigest: string,
+  client: CoreClient,
+  signal: AbortSignal,
+  onConnected: () => void,
+): Promise<SessionEnd> {
+  let heartbeatSeconds = req.heartbeatSeconds;
+  let socket: NodeSocket;
+  try {
+    socket = await openNodeSocket({
+      coreOrigin: identity.core_url,
+      nodeId: identity.node_id,
+      credential: identity.credential,
+      onMessage: (m) => {
+        if (m.type === 'welcome') heartbeatSeconds ??= m.heartbeat_seconds;
+        if (m.type === 'target') req.log(`Core's target generation is now ${m.generation}`);
+      },
+      onUnknown: (type) => req.log(`Ignoring a message this version does not know: ${type}`),
+    });
+  } catch (error) {
+    return whyNotConnected(req, identity, client, error);
+  }
+  onConnected();
+  req.log(`Connected to Core at ${identity.core_url} as node ${identity.node_id}`);
+  socket.send({
+    type: 'hello',
+    software: `${PROGRAM}/${VERSION}`,
+    managed: identity.managed,
+    serving_generation: identity.enrolled.deployment_generation,
+    provider_file_digest: fileDigest,
+  });
+  const reporter = new ReadinessReporter(req.configPath, identity, socket, req.log);
+  const onAbort = () => socket.close(1000, 'node stopping');
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await reporter.report();
+    const timer = setInterval(() => void reporter.report(), (heartbeatSeconds ?? 10) * 1000);
+    const closed = await socket.closed.finally(() => clearInterval(timer));
+    if (signal.aborted) return 'stopped';
+    if (closed.code === CLOSE_NODE_REMOVED) return 'removed';
+    req.log(
+      `Connection to Core closed (${closed.code}${closed.reason ? `: ${closed.reason}` : ''})`,
+    );
+    return 'lost';
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The socket did not open: Core is unreachable, or it refuses the node (then 401 here too). */
+async function whyNotConnected(
+  req: RunRequest,
+  identity: RegisteredIdentity,
+  client: CoreClient,
+  error: unknown,
+): Promise<SessionEnd> {
+  try {
+    await client.identity(identity.node_id, identity.credential);
+    req.log(
+      `Core did not accept the connection (${(error as Error).message}); it still knows this node`,
+    );
+  } catch (identityError) {
+    if (identityError instanceof CoreError && identityError.code === 'node_credential_refused')
+      return 'removed';
+    req.log(identityError instanceof Error ? identityError.message : String(identityError));
+  }
+  return 'lost';
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,76 @@
+// The Docker Engine API over the node's configured unix socket (the provider file's
+// `adapter.host`): the same `docker info` the CLI prints, without needing the CLI. Used by the
+// readiness checks (NODE-04), which must ask the real daemon on every heartbeat.
+import { Agent, request } from 'undici';
+import * as z from 'zod';
+
+const TIMEOUT_MS = 5_000;
+
+export const dockerInfo = z.object({
+  NCPU: z.number().int().nonnegative(),
+  MemTotal: z.number().int().nonnegative(),
+  MemoryLimit: z.boolean(),
+  CpuCfsQuota: z.boolean(),
+  CpuCfsPeriod: z.boolean(),
+  CgroupVersion: z.string().optional(), // "1" or "2": a string in Docker's JSON
+  ServerVersion: z.string().optional(),
+});
+export type DockerInfo = z.infer<typeof dockerInfo>;
+
+export class DockerUnavailable extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'DockerUnavailable';
+  }
+}
+
+export class DockerApi {
+  private readonly agent: Agent;
+
+  /** `host` is the provider file's `unix:///path/to/docker.sock`. */
+  constructor(host: string) {
+    const socketPath = host.replace(/^unix:\/\//, '');
+    this.agent = new Agent({ connect: { socketPath, timeout: TIMEOUT_MS } });
+  }
+
+  async info(): Promise<DockerInfo> {
+    const { status, body } = await this.get('/info');
+    if (status !== 200) throw new DockerUnavailable(`docker info answered HTTP ${status}`);
+    const parsed = dockerInfo.safeParse(body);
+    if (!parsed.success) throw new DockerUnavailable('docker info answered an unexpected shape');
+    return parsed.data;
+  }
+
+  /** The image's ID, or undefined when Docker does not have it. */
+  async imageId(reference: string): Promise<string | undefined> {
+    const { status, body } = await this.get(`/images/${encodeURIComponent(reference)}/json`);
+    if (status === 404) return undefined;
+    if (status !== 200) throw new DockerUnavailable(`docker image inspect answered HTTP ${status}`);
+    const parsed = z.object({ Id: z.string() }).safeParse(body);
+    if (!parsed.success)
+      throw new DockerUnavailable('docker image inspect answered an unexpected shape');
+    return parsed.data.Id;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private async get(path: string): Promise<{ status: number; body: unknown }> {
+    try {
+      const response = await request(`http://docker${path}`, {
+        dispatcher: this.agent,
+        headersTimeout: TIMEOUT_MS,
+        bodyTimeout: TIMEOUT_MS,
+      });
+      const text = await response.body.text();
+      return {
+        status: response.statusCode,
+        body: text.length > 0 ? (JSON.parse(text) as unknown) : undefined,
+      };
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw new DockerUnavailable(typeof code === 'string' ? code : (error as Error).message);
+    }
+  }
+}

@@ -1,0 +1,181 @@
+// Helpers for tests of the node program: a provider file copied from a real configuration read,
+// a private token file, and the real executable run as a child process.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
+import type { TestCore } from './core.ts';
+import { requireExecutable } from './executable.ts';
+
+export interface NodeFiles {
+  dir: string;
+  config: string;
+  stateDir: string;
+  tokenFile: string;
+  token: string;
+  configuration: Record<string, unknown>;
+}
+
+export async function issueToken(core: TestCore, body: object = {}): Promise<string> {
+  const r = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', body);
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return (r.body as { token: string }).token;
+}
+
+/** Reads the configuration with a fresh token, as the guide's manual registration does. */
+export async function nodeFiles(
+  core: TestCore,
+  dir: string,
+  adapter: Record<string, unknown>,
+): Promise<NodeFiles> {
+  const token = await issueToken(core);
+  const response = await fetchJson(`${core.core_url}/api/v1/sandbox-node/configuration`, token);
+  const { provider, installation_id, core_url, generation, specification } = response;
+  const config = join(dir, 'provider.json');
+  writeFileSync(
+    config,
+    JSON.stringify(
+      { provider, installation_id, core_url, generation, specification, adapter },
+      null,
+      2,
+    ),
+  );
+  const tokenFile = join(dir, 'enrollment-token');
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  chmodSync(tokenFile, 0o600);
+  return { dir, config, stateDir: join(dir, 'state'), tokenFile, token, configuration: response };
+}
+
+async function fetchJson(url: string, token: string): Promise<Record<string, unknown>> {
+  const r = await request(url, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(r.statusCode, 200);
+  return (await r.body.json()) as Record<string, unknown>;
+}
+
+export function dockerAdapter(host: string, image: string): Record<string, unknown> {
+  return {
+    host,
+    image,
+    network: 'oac-node-test',
+    extra_hosts: [],
+    seccomp_file: '/etc/oac-node/seccomp.json',
+    nested_sandbox: false,
+  };
+}
+
+export function registerArgs(core: TestCore, files: NodeFiles, name = 'worker-1'): string[] {
+  return [
+    'register',
+    ...['--config', files.config, '--state-dir', files.stateDir, '--core-url', core.core_url],
+    ...['--name', name, '--enrollment-token-file', files.tokenFile],
+  ];
+}
+
+export function runExe(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; uid?: number; gid?: number } = {},
+) {
+  const r = spawnSync(requireExecutable(), args, {
+    encoding: 'utf8',
+    env: options.env ?? {},
+    uid: options.uid,
+    gid: options.gid,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A running `oac-node run`, with its output collected for later scans. */
+export interface RunningNode {
+  child: ChildProcess;
+  output: () => string;
+  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
+  exited: Promise<number | null>;
+  stop: () => Promise<number | null>;
+}
+
+export function startRun(
+  files: Pick<NodeFiles, 'config' | 'stateDir'>,
+  extra: string[] = [],
+  spawnOptions: { uid?: number; gid?: number } = {},
+): RunningNode {
+  const args = [
+    'run',
+    '--config',
+    files.config,
+    '--state-dir',
+    files.stateDir,
+    '--heartbeat-seconds',
+    '0.5',
+    ...extra,
+  ];
+  const child = spawn(requireExecutable(), args, {
+    env: {},
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...spawnOptions,
+  });
+  let output = '';
+  const waiters = new Set<() => void>();
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    waiters.forEach((check) => check());
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  const waitFor = (pattern: RegExp, timeoutMs = 15_000) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`timed out waiting for ${pattern}; output so far:\n${output}`));
+      }, timeoutMs);
+      function check() {
+        if (!pattern.test(output)) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve();
+      }
+      waiters.add(check);
+      check();
+    });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    return exited;
+  };
+  return { child, output: () => output, waitFor, exited, stop };
+}
+
+export interface NodeView {
+  node_id: string;
+  name: string;
+  connected: boolean;
+  provider_ready: boolean;
+  readiness_code: string | null;
+  managed: boolean | null;
+  rollout: { state: string; diagnostic: string | null };
+}
+
+export async function listNodes(core: TestCore): Promise<NodeView[]> {
+  const r = await core.coreApi('GET', '/core/v1/sandbox/nodes');
+  assert.equal(r.status, 200);
+  return (r.body as { nodes: NodeView[] }).nodes;
+}
+
+/** Polls Core's node list until `predicate` holds for the node. */
+export async function waitForNode(
+  core: TestCore,
+  nodeId: string,
+  predicate: (n: NodeView) => boolean,
+  timeoutMs = 15_000,
+): Promise<NodeView> {
+  const deadline = Date.now() + timeoutMs;
+  let last: NodeView | undefined;
+  while (Date.now() < deadline) {
+    last = (await listNodes(core)).find((n) => n.node_id === nodeId);
+    if (last !== undefined && predicate(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`node ${nodeId} never matched; last seen: ${JSON.stringify(last)}`);
+}
