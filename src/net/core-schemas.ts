@@ -10,9 +10,11 @@ export const canonicalUuid = z
   .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a canonical UUID');
 
 /** A node credential: 32 to 256 non-whitespace characters. */
+// "Non-whitespace" read as printable ASCII without space: the credential travels in a header,
+// and the reference Core reads it the same way.
 export const nodeCredential = z
   .string()
-  .regex(/^\S{32,256}$/, '32 to 256 non-whitespace characters');
+  .regex(/^[\x21-\x7e]{32,256}$/, '32 to 256 non-whitespace ASCII characters');
 
 export const provider = z.enum(['docker', 'microsandbox']);
 export type Provider = z.infer<typeof provider>;
