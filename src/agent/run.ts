@@ -3,6 +3,7 @@
 // unreachable, and exits 78 once Core refuses the node's credential (the node was removed).
 import { EXIT, OacError } from '../errors.ts';
 import { hint, message } from '../messages.ts';
+import { ensureDirectory } from '../host/files.ts';
 import { CoreClient } from '../net/core-client.ts';
 import { CoreError } from '../net/core-errors.ts';
 import { openNodeSocket, type NodeSocket } from '../net/node-socket.ts';
@@ -53,6 +54,8 @@ export async function runNode(req: RunRequest): Promise<number> {
         hint: hint('core_url_differs'),
       });
     }
+    // microsandbox puts its sockets in runtime_home, private to the node (guide: created 0700).
+    if (file.provider === 'microsandbox') await ensureDirectory(file.adapter.runtime_home, 0o700);
     const signal = AbortSignal.any([req.signal, stop.signal]);
     return await connectLoop(req, identity, providerFileDigest(file), signal);
   } finally {

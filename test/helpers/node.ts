@@ -85,6 +85,20 @@ export function runExe(
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** runExe without blocking the event loop: needed when this process also serves the traffic. */
+export function runExeAsync(
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(requireExecutable(), args, { env: {}, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve) =>
+    child.once('close', (status) => resolve({ status, stdout, stderr })),
+  );
+}
+
 /** A running `oac-node run`, with its output collected for later scans. */
 export interface RunningNode {
   child: ChildProcess;
@@ -97,7 +111,7 @@ export interface RunningNode {
 export function startRun(
   files: Pick<NodeFiles, 'config' | 'stateDir'>,
   extra: string[] = [],
-  spawnOptions: { uid?: number; gid?: number } = {},
+  spawnOptions: { uid?: number; gid?: number; executable?: string } = {},
 ): RunningNode {
   const args = [
     'run',
@@ -109,10 +123,11 @@ export function startRun(
     '0.5',
     ...extra,
   ];
-  const child = spawn(requireExecutable(), args, {
+  const { executable, ...ids } = spawnOptions;
+  const child = spawn(executable ?? requireExecutable(), args, {
     env: {},
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...spawnOptions,
+    ...ids,
   });
   let output = '';
   const waiters = new Set<() => void>();
@@ -122,9 +137,14 @@ export function startRun(
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
+  // 'error' (the executable could not be started) ends it too, or stop() would wait forever.
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.once('error', (error) => {
+      output += `\nspawn failed: ${error.message}`;
+      resolve(null);
+    });
+  });
   const waitFor = (pattern: RegExp, timeoutMs = 15_000) =>
     new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

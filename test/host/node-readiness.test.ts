@@ -11,6 +11,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
@@ -18,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startCore, type TestCore } from '../helpers/core.ts';
+import { requireExecutable } from '../helpers/executable.ts';
 import {
   dockerAdapter,
   nodeFiles,
@@ -151,6 +153,7 @@ test('NODE-04 microsandbox: a corrupted or missing provider file is artifacts_un
     const run = startRun(node);
     try {
       await waitForNode(core, node.nodeId, code(null)); // root opens /dev/kvm read-write
+      assert.equal(statSync(adapter.runtime_home).mode & 0o777, 0o700, 'runtime_home created 0700');
       copyFileSync(adapter.runtime_path, `${adapter.runtime_path}.good`);
       writeFileSync(adapter.runtime_path, 'corrupted');
       await waitForNode(core, node.nodeId, code('artifacts_unavailable'));
@@ -177,8 +180,13 @@ test('NODE-04 KVM: an account that cannot open /dev/kvm read-write is host_unsup
     const node = await register(core, 'kvm', adapter);
     // The node runs as nobody, which /dev/kvm (root 0600 here, or root:kvm 0660) does not admit.
     chownSync(node.stateDir, NOBODY, NOBODY);
+    chownSync(join(scratch, 'kvm-files'), NOBODY, NOBODY); // where it creates runtime_home
     chownSync(join(node.stateDir, 'identity.json'), NOBODY, NOBODY);
-    const run = startRun(node, [], { uid: NOBODY, gid: NOBODY });
+    // A copy nobody can execute: the checkout itself may sit in a private (0700) directory.
+    const executable = join(scratch, 'oac-node');
+    copyFileSync(requireExecutable(), executable);
+    chmodSync(executable, 0o755);
+    const run = startRun(node, [], { uid: NOBODY, gid: NOBODY, executable });
     try {
       await waitForNode(core, node.nodeId, code('host_unsupported'));
       await run.waitFor(/\/dev\/kvm cannot be opened for reading and writing/);

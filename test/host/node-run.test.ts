@@ -11,10 +11,12 @@ import {
   nodeFiles,
   registerArgs,
   runExe,
+  runExeAsync,
   startRun,
   waitForNode,
   type NodeFiles,
 } from '../helpers/node.ts';
+import { tcpForwarder } from '../helpers/forwarder.ts';
 import {
   privateDockerd,
   runtimeImageArchive,
@@ -48,7 +50,7 @@ async function registered(
   const dir = join(scratch, name);
   mkdirSync(dir, { recursive: true });
   const files = await nodeFiles(c, dir, dockerAdapter(dockerd.host, image));
-  const r = runExe(registerArgs(c, files, name));
+  const r = await runExeAsync(registerArgs(c, files, name));
   assert.equal(r.status, 0, r.stderr);
   const identity = JSON.parse(readFileSync(join(files.stateDir, 'identity.json'), 'utf8')) as {
     node_id: string;
@@ -122,6 +124,33 @@ test('NODE-02 Core removes the node: run exits 78', async () => {
   // A restart (what systemd would do without RestartPreventExitStatus=78) exits 78 again.
   const again = runExe(['run', '--config', node.config, '--state-dir', node.stateDir]);
   assert.equal(again.status, 78);
+});
+
+test('NODE-02 Core unreachable: run keeps retrying and connects when Core returns', async () => {
+  const proxy = await tcpForwarder();
+  const behind = await startCore(['--public-url', `http://127.0.0.1:${proxy.port}`]);
+  try {
+    proxy.target = Number(new URL(behind.core_url).port);
+    const front = { ...behind, core_url: `http://127.0.0.1:${proxy.port}` };
+    const node = await registered('outage', front);
+    const run = startRun(node);
+    try {
+      await waitForNode(behind, node.nodeId, (n) => n.connected && n.provider_ready);
+      await proxy.down();
+      await waitForNode(behind, node.nodeId, (n) => !n.connected);
+      await run.waitFor(/Reconnecting in/);
+      await run.waitFor(/Cannot reach Core at http:\/\/127\.0\.0\.1:\d+: connection refused/);
+      assert.equal(run.child.exitCode, null, 'an unreachable Core is not a removal');
+      await proxy.up();
+      await waitForNode(behind, node.nodeId, (n) => n.connected && n.provider_ready, 40_000);
+      assert.equal((run.output().match(/Connected to Core/g) ?? []).length, 2);
+    } finally {
+      await run.stop();
+    }
+  } finally {
+    await behind.stop();
+    await proxy.down();
+  }
 });
 
 test('NODE-05 a provider file changed after registration takes no work until restored', async () => {
