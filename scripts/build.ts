@@ -1,7 +1,7 @@
 // `npm run build`: dist/oac-node (one self-contained Linux x86-64 executable built with Node's
 // single-executable-application support), dist/oac-node.gz and dist/SHA256SUMS. Runs offline:
 // the base is this machine's own Node binary (recipes/single-executable.md).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -60,7 +60,11 @@ function makeBlob(bundle: string): string {
     }),
   );
   // The blob must come from the very Node binary used as the base (pitfall 4).
-  execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: 'inherit' });
+  // Its "Wrote single executable preparation blob" goes to stderr: shown only on failure.
+  const result = spawnSync(process.execPath, ['--experimental-sea-config', config], {
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`making the SEA blob failed: ${result.stderr.trim()}`);
   return blob;
 }
 
@@ -70,13 +74,15 @@ function injectBlob(blob: string, exe: string): void {
   // Strip before injecting, never after (pitfall 4): 96 MiB → 84 MiB.
   execFileSync('strip', ['--strip-all', exe], { stdio: 'inherit' });
   const postject = join(root, 'node_modules/postject/dist/cli.js');
-  execFileSync(
-    process.execPath,
-    [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE],
-    {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  // postject warns once per note section of the stripped base ("Can't find string offset for
+  // section name '.note…'"): harmless (the recipe's figures were made the same way), so only
+  // other lines are shown.
+  const args = [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE];
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8' });
+  const noise = /^warning: Can't find string offset for section name '\.note[^']*'$/;
+  const other = result.stderr.split('\n').filter((line) => line !== '' && !noise.test(line));
+  if (other.length > 0) process.stderr.write(`${other.join('\n')}\n`);
+  if (result.status !== 0) throw new Error(`postject failed with status ${String(result.status)}`);
 }
 
 function sha256(path: string): string {

@@ -28,8 +28,9 @@ export async function nodeFiles(
   core: TestCore,
   dir: string,
   adapter: Record<string, unknown>,
+  given?: string,
 ): Promise<NodeFiles> {
-  const token = await issueToken(core);
+  const token = given ?? (await issueToken(core));
   const response = await fetchJson(`${core.core_url}/api/v1/sandbox-node/configuration`, token);
   const { provider, installation_id, core_url, generation, specification } = response;
   const config = join(dir, 'provider.json');

@@ -14,7 +14,16 @@ export interface PrivateDockerd {
   docker(args: string[]): { status: number | null; stdout: string; stderr: string };
 }
 
-export function privateDockerd(dir: string): PrivateDockerd {
+export interface PrivateDockerdOptions {
+  /**
+   * false: start dockerd in a private mount namespace without the cgroup-v1 memory controller,
+   * so that it really lacks memory limit support (`docker info` says MemoryLimit false). The
+   * machine's own mounts are untouched.
+   */
+  memoryLimits?: boolean;
+}
+
+export function privateDockerd(dir: string, options: PrivateDockerdOptions = {}): PrivateDockerd {
   mkdirSync(dir, { recursive: true });
   const socket = join(dir, 'docker.sock');
   const pidfile = join(dir, 'dockerd.pid');
@@ -32,21 +41,13 @@ export function privateDockerd(dir: string): PrivateDockerd {
       );
     }
     const log = openSync(join(dir, 'dockerd.log'), 'a');
-    const child = spawn(
-      'dockerd',
-      [
-        ...[
-          '--data-root',
-          join(dir, 'data'),
-          '--exec-root',
-          join(dir, 'exec'),
-          '--pidfile',
-          pidfile,
-        ],
-        ...['-H', host, '--bridge=none', '--iptables=false', '--ip6tables=false'],
-      ],
-      { detached: true, stdio: ['ignore', log, log] },
-    );
+    const args = [
+      ...['--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'), '--pidfile', pidfile],
+      ...['-H', host, '--bridge=none', '--iptables=false', '--ip6tables=false'],
+    ];
+    const [command, argv] =
+      options.memoryLimits === false ? withoutMemoryController(args) : ['dockerd', args];
+    const child = spawn(command, argv, { detached: true, stdio: ['ignore', log, log] });
     child.unref();
     for (let i = 0; i < 150; i += 1) {
       if (answers()) return;
@@ -96,4 +97,18 @@ export async function runtimeImageArchive(
     reference: file.image.reference,
     id: file.image.id,
   };
+}
+
+function withoutMemoryController(dockerdArgs: string[]): [string, string[]] {
+  const memory = '/sys/fs/cgroup/memory';
+  if (spawnSync('mountpoint', ['-q', memory]).status !== 0) {
+    throw new Error(
+      `${memory} is not a cgroup-v1 mount here: cannot start a dockerd without memory limits`,
+    );
+  }
+  const script = `umount ${memory} && exec dockerd "$@"`;
+  return [
+    'unshare',
+    ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', ...dockerdArgs],
+  ];
 }

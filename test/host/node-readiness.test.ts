@@ -96,6 +96,30 @@ test('NODE-04 Docker: missing image, then loaded; dockerd stopped, then started:
   }
 });
 
+test('NODE-04 Docker without memory limit support is host_unsupported, hiding a missing image', async () => {
+  const core = await startCore();
+  const dockerd = privateDockerd(join(scratch, 'docker-nolimits'), { memoryLimits: false });
+  try {
+    await dockerd.start();
+    assert.match(dockerd.docker(['info', '--format', '{{json .}}']).stdout, /"MemoryLimit":false/);
+    const node = await register(
+      core,
+      'nolimits',
+      dockerAdapter(dockerd.host, 'oac-runtime:absent'),
+    );
+    const run = startRun(node);
+    try {
+      await waitForNode(core, node.nodeId, code('host_unsupported'));
+      await run.waitFor(/Docker on this host does not enforce CPU and memory limits/);
+    } finally {
+      await run.stop();
+    }
+  } finally {
+    await dockerd.stop();
+    await core.stop();
+  }
+});
+
 test('NODE-04 capacity: a specification larger than the host is capacity_insufficient', async () => {
   const core = await startCore();
   const dockerd = privateDockerd(join(scratch, 'docker-capacity'));
