@@ -2,7 +2,7 @@
 // a private token file, and the real executable run as a child process.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import type { TestCore } from './core.ts';
@@ -63,6 +63,31 @@ export function dockerAdapter(host: string, image: string): Record<string, unkno
     seccomp_file: '/etc/oac-node/seccomp.json',
     nested_sandbox: false,
   };
+}
+
+export interface RegisteredNode extends NodeFiles {
+  nodeId: string;
+  credential: string;
+}
+
+/** A directory with a provider file and token, registered with the real executable. */
+export async function registerNode(
+  core: TestCore,
+  dir: string,
+  adapter: Record<string, unknown>,
+  name: string,
+  token?: string,
+): Promise<RegisteredNode> {
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const files = await nodeFiles(core, dir, adapter, token);
+  // Not spawnSync: the test process may itself carry the traffic (the forwarder).
+  const r = await runExeAsync(registerArgs(core, files, name));
+  assert.equal(r.status, 0, r.stderr);
+  const identity = JSON.parse(readFileSync(join(files.stateDir, 'identity.json'), 'utf8')) as {
+    node_id: string;
+    credential: string;
+  };
+  return { ...files, nodeId: identity.node_id, credential: identity.credential };
 }
 
 export function registerArgs(core: TestCore, files: NodeFiles, name = 'worker-1'): string[] {

@@ -9,7 +9,6 @@ import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
-  readFileSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -22,12 +21,10 @@ import { startCore, type TestCore } from '../helpers/core.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import {
   dockerAdapter,
-  nodeFiles,
-  registerArgs,
-  runExe,
   startRun,
   waitForNode,
-  type NodeFiles,
+  registerNode,
+  type RegisteredNode,
 } from '../helpers/node.ts';
 import {
   privateDockerd,
@@ -44,20 +41,12 @@ before(() => {
 });
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function register(
+function register(
   core: TestCore,
   name: string,
   adapter: Record<string, unknown>,
-): Promise<NodeFiles & { nodeId: string }> {
-  const dir = join(scratch, name);
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
-  const files = await nodeFiles(core, dir, adapter);
-  const r = runExe(registerArgs(core, files, name));
-  assert.equal(r.status, 0, r.stderr);
-  const { node_id } = JSON.parse(readFileSync(join(files.stateDir, 'identity.json'), 'utf8')) as {
-    node_id: string;
-  };
-  return { ...files, nodeId: node_id };
+): Promise<RegisteredNode> {
+  return registerNode(core, join(scratch, name), adapter, name);
 }
 
 const code =

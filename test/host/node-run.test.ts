@@ -8,13 +8,11 @@ import { after, before, test } from 'node:test';
 import { startCore, type TestCore } from '../helpers/core.ts';
 import {
   dockerAdapter,
-  nodeFiles,
-  registerArgs,
   runExe,
-  runExeAsync,
   startRun,
   waitForNode,
-  type NodeFiles,
+  registerNode,
+  type RegisteredNode,
 } from '../helpers/node.ts';
 import { tcpForwarder } from '../helpers/forwarder.ts';
 import {
@@ -43,20 +41,8 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function registered(
-  name: string,
-  c: TestCore = core,
-): Promise<NodeFiles & { nodeId: string; credential: string }> {
-  const dir = join(scratch, name);
-  mkdirSync(dir, { recursive: true });
-  const files = await nodeFiles(c, dir, dockerAdapter(dockerd.host, image));
-  const r = await runExeAsync(registerArgs(c, files, name));
-  assert.equal(r.status, 0, r.stderr);
-  const identity = JSON.parse(readFileSync(join(files.stateDir, 'identity.json'), 'utf8')) as {
-    node_id: string;
-    credential: string;
-  };
-  return { ...files, nodeId: identity.node_id, credential: identity.credential };
+function registered(name: string, c: TestCore = core): Promise<RegisteredNode> {
+  return registerNode(c, join(scratch, name), dockerAdapter(dockerd.host, image), name);
 }
 
 test('NODE-01/NODE-04 register, run: Core lists the node connected and ready', async () => {
