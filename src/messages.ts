@@ -94,6 +94,74 @@ export const MESSAGES = {
     message: 'The state directory {dir} holds no registered node',
     hint: 'Register it first: oac-node register --config FILE --state-dir DIR --core-url URL --name NAME --enrollment-token-file FILE',
   },
+  enrollment_token_required: {
+    message: 'This node has not registered yet, so the command needs its enrollment token',
+    hint: 'Run the command from Web (Nodes → Add node): it passes the token on standard input.',
+  },
+  not_root: {
+    message: 'Node installation and removal require root',
+    hint: 'Run the command from Web as it is: it uses sudo, or run it in a root shell.',
+  },
+  token_in_environment: {
+    message: 'The enrollment token must come on standard input, not from the environment',
+    hint: "An environment variable set through sudo is recorded in sudo's log: run the command from Web as it is.",
+  },
+  token_missing: {
+    message: 'No enrollment token arrived on standard input',
+    hint: 'Run the command from Web as it is: it passes the token on standard input.',
+  },
+  not_linux_amd64: {
+    message: 'This host is not Linux amd64',
+  },
+  no_systemd: {
+    message: 'This host does not run systemd',
+    hint: 'The node runs as a systemd service; use a host booted with systemd.',
+  },
+  selinux_enforcing: {
+    message: 'SELinux is enforcing on this host',
+    hint: 'Use a host the installer supports; it never changes SELinux settings.',
+  },
+  docker_unavailable: {
+    message: 'Docker Engine is not installed, or Docker is not running',
+    hint: 'Install Docker Engine, or run sudo systemctl enable --now docker, then run the command again.',
+  },
+  docker_socket_mode: {
+    message: '{socket} must be owned by group docker with mode 0660 (it is {owner}, mode {mode})',
+    hint: "The installer never changes device or socket permissions: fix Docker's socket settings, then run the command again.",
+  },
+  docker_limits: {
+    message: 'Docker on this host does not enforce CPU and memory limits',
+    hint: 'Use cgroup v2 (or a host whose Docker reports CPU and memory limit support), then run the command again.',
+  },
+  kvm_unavailable: {
+    message: 'KVM is unavailable, or /dev/kvm must be group-accessible',
+    hint: "Enable virtualization; the distribution's KVM package sets root:kvm 0660.",
+  },
+  host_too_small: {
+    message:
+      'This host has {cpus} CPUs and {memory} MiB of memory; each sandbox needs {need_cpus} CPUs and {need_memory} MiB',
+    hint: 'Use a larger host, or change the sandbox size.',
+  },
+  disk_too_small: {
+    message: 'This host has {free} MiB free under {path}; the node files need {need} MiB',
+    hint: 'Free disk space, then run the command again: nothing was downloaded.',
+  },
+  another_core: {
+    message: 'This host already runs a node for another Core',
+    hint: 'Remove that node in its Web and uninstall it first (one Core per host).',
+  },
+  another_installation: {
+    message: "This host's node uses {theirs}, but this command uses {ours}",
+    hint: 'Remove the node on Nodes, uninstall it on the host, then add it again with Add node.',
+  },
+  installer_busy: {
+    message: 'Another oac-node installer or uninstaller is running on this host',
+    hint: 'Wait for it to finish, then run the command again.',
+  },
+  not_ready_in_time: {
+    message: 'The node did not become connected and ready within {seconds} s ({why})',
+    hint: 'Logs: sudo journalctl -u {unit}',
+  },
   not_built: {
     message: "'oac-node {command}' is not built yet (see issue #{issue})",
   },

@@ -29,7 +29,10 @@ export interface RegisterRequest {
   stateDir: string;
   coreUrl: string;
   name: string;
-  tokenFile: string;
+  /** Manual registration reads the token from a private file (NODE-01)... */
+  tokenFile?: string;
+  /** ...the installer passes the one it read from stdin. */
+  token?: string;
   /** true when the installer registers (the node then follows generations itself). */
   managed: boolean;
   clientFor?: (origin: string) => CoreClient;
@@ -53,8 +56,9 @@ export async function registerNode(
       },
     );
   }
-  const token = await readTokenFile(req.tokenFile);
-  redactor.add(token);
+  const token =
+    req.token ?? (req.tokenFile === undefined ? undefined : await readTokenFile(req.tokenFile));
+  if (token !== undefined) redactor.add(token);
 
   await ensureStateDirectory(req.stateDir);
   const release = await lockStateDirectory(req.stateDir);
@@ -78,13 +82,20 @@ export async function registerNode(
     if (existing === undefined) await saveIdentity(req.stateDir, identity);
     const recovered =
       existing === undefined ? undefined : await recoverLostEnrollment(client, identity);
-    const enrolled = recovered ?? (await enroll(client, token, identity, file));
+    const enrolled = recovered ?? (await enroll(client, requireToken(token), identity, file));
     const registered: RegisteredIdentity = { ...identity, enrolled, approved: approvedFrom(file) };
     await saveIdentity(req.stateDir, registered);
     return { outcome: recovered === undefined ? 'registered' : 'recovered', identity: registered };
   } finally {
     await release();
   }
+}
+
+function requireToken(token: string | undefined): string {
+  if (token !== undefined) return token;
+  throw new OacError('enrollment_token_required', message('enrollment_token_required'), {
+    hint: hint('enrollment_token_required'),
+  });
 }
 
 function assertSameInstallation(

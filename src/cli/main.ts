@@ -5,6 +5,7 @@ import { EXIT, ExitStatus, UsageError, isOacError } from '../errors.ts';
 import { renderError } from '../ui/render-error.ts';
 import { PROGRAM, VERSION } from '../version.ts';
 import { commandCommand } from './commands/command.ts';
+import { prepareCommand } from './commands/prepare.ts';
 import { installCommand } from './commands/install.ts';
 import { registerCommand } from './commands/register.ts';
 import { runCommand } from './commands/run.ts';
@@ -42,6 +43,7 @@ function buildParser(args: string[]) {
       .command(runCommand)
       .command(statusCommand)
       .command(commandCommand)
+      .command(prepareCommand)
       .option('color', {
         type: 'boolean',
         default: true,

@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants, createReadStream, type Stats } from 'node:fs';
 import { access, lstat, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 
 export async function readIfExists(path: string): Promise<Buffer | undefined> {
   try {
@@ -109,4 +110,25 @@ export async function isExecutableFile(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A stream of a file's bytes (for uploads such as `docker load`). */
+export function readStream(path: string): Readable {
+  return createReadStream(path);
+}
+
+/** Copies `from` to `to` (atomically, with `mode`) unless `to` already has the same bytes. */
+export async function copyIfDifferent(
+  from: string,
+  to: string,
+  mode: number,
+): Promise<'created' | 'updated' | 'unchanged'> {
+  const [want, have] = await Promise.all([sha256File(from), sha256FileIfExists(to)]);
+  if (want === have) return 'unchanged';
+  await writeFileAtomic(to, await readFile(from), mode);
+  return have === undefined ? 'created' : 'updated';
+}
+
+export async function removeFile(path: string): Promise<void> {
+  await rm(path, { force: true });
 }

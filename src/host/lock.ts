@@ -3,7 +3,8 @@
 // fresh while we hold it, so a lock left by a killed process goes stale and is taken over
 // instead of blocking forever. Inside, not beside: the parent may not be ours to write.
 import lockfile from 'proper-lockfile';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { isCode } from './files.ts';
 
 export type Release = () => Promise<void>;
@@ -35,6 +36,28 @@ export async function lockDirectory(path: string, options: LockOptions): Promise
       realpath: false,
       lockfilePath: join(path, '.lock'),
       onCompromised: (error) => options.onLost?.(error),
+    });
+  } catch (error) {
+    if (isCode(error, 'ELOCKED')) throw new LockHeldError(path);
+    throw error;
+  }
+}
+
+/** A lock named by a path of its own (the installer's, under /run/lock), not a directory's. */
+export async function lockFile(path: string, options: LockOptions): Promise<Release> {
+  await mkdir(dirname(path), { recursive: true });
+  const retries =
+    options.waitMs <= 0
+      ? 0
+      : { retries: Math.ceil(options.waitMs / 250), minTimeout: 250, maxTimeout: 250, factor: 1 };
+  try {
+    return await lockfile.lock(path, {
+      stale: 10_000,
+      update: 2_000,
+      retries,
+      realpath: false,
+      lockfilePath: `${path}.lock`,
+      onCompromised: (e) => options.onLost?.(e),
     });
   } catch (error) {
     if (isCode(error, 'ELOCKED')) throw new LockHeldError(path);

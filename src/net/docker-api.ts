@@ -1,6 +1,7 @@
 // The Docker Engine API over the node's configured unix socket (the provider file's
 // `adapter.host`): the same `docker info` the CLI prints, without needing the CLI. Used by the
 // readiness checks (NODE-04), which must ask the real daemon on every heartbeat.
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import * as z from 'zod';
 
@@ -50,6 +51,65 @@ export class DockerApi {
     if (!parsed.success)
       throw new DockerUnavailable('docker image inspect answered an unexpected shape');
     return parsed.data.Id;
+  }
+
+  /** POST /images/load: the same as `docker load -i`, from a stream of the archive. */
+  async loadImage(archive: Readable): Promise<void> {
+    let response;
+    try {
+      response = await request('http://docker/images/load?quiet=1', {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: { 'content-type': 'application/x-tar' },
+        body: archive,
+        headersTimeout: 10 * 60_000,
+        bodyTimeout: 10 * 60_000,
+      });
+    } catch (error) {
+      throw new DockerUnavailable(`docker load: ${(error as Error).message}`);
+    }
+    const text = await response.body.text();
+    // The daemon streams JSON lines and reports a bad archive as {"errorDetail": …} with 200.
+    const failure = /"error(?:Detail)?":\s*(\{[^}]*\}|"[^"]*")/.exec(text);
+    if (response.statusCode !== 200 || failure !== null) {
+      throw new DockerUnavailable(
+        `docker load failed: ${failure?.[1] ?? `HTTP ${response.statusCode}`}`,
+      );
+    }
+  }
+
+  async networkExists(name: string): Promise<boolean> {
+    const { status } = await this.get(`/networks/${encodeURIComponent(name)}`);
+    if (status === 404) return false;
+    if (status !== 200)
+      throw new DockerUnavailable(`docker network inspect answered HTTP ${status}`);
+    return true;
+  }
+
+  async createNetwork(name: string, labels: Record<string, string>): Promise<void> {
+    let response;
+    try {
+      response = await request('http://docker/networks/create', {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          Name: name,
+          Driver: 'bridge',
+          CheckDuplicate: true,
+          Labels: labels,
+        }),
+        headersTimeout: TIMEOUT_MS,
+        bodyTimeout: TIMEOUT_MS,
+      });
+    } catch (error) {
+      throw new DockerUnavailable(`docker network create: ${(error as Error).message}`);
+    }
+    const text = await response.body.text();
+    if (response.statusCode !== 201)
+      throw new DockerUnavailable(
+        `docker network create answered HTTP ${response.statusCode}: ${text.slice(0, 200)}`,
+      );
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,42 @@
+import { hostname } from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
+import { install } from '../../../installer/install.ts';
+import { unitName } from '../../../installer/context.ts';
+import { EXIT, ExitStatus, OacError, UsageError } from '../../errors.ts';
+import { hint, message } from '../../messages.ts';
+import { parseServiceUrl } from '../../net/url-policy.ts';
+import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
+import { redactor } from '../../ui/redact.ts';
+import { readStdin } from '../stdin.ts';
 import { notBuilt } from './not-built.ts';
+
+interface InstallArgs {
+  'core-url'?: string;
+  'installation-id'?: string;
+  'checkpoint-root'?: string;
+  name?: string;
+  'dry-run': boolean;
+  json: boolean;
+  timeout: number;
+  uninstall: boolean;
+  force: boolean;
+  root?: string;
+}
+
+const PROXY_NAMES = [
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+];
+// Names under which a token could be handed over through sudo VAR=… (and land in its log).
+const TOKEN_VARIABLES = ['OAC_ENROLLMENT_TOKEN', 'OAC_TOKEN', 'ENROLLMENT_TOKEN'];
 
 // The guide's commands pass `--uninstall` to the installer (BOOT-07): accepted as an alias of
 // the uninstall command, so those lines keep working.
-export const installCommand: CommandModule = {
+export const installCommand: CommandModule<object, InstallArgs> = {
   command: 'install',
   describe: 'Turn this host into a node of a Core (the enrollment token is read from stdin)',
   builder: (yargs: Argv) =>
@@ -21,11 +54,12 @@ export const installCommand: CommandModule = {
       .option('dry-run', {
         type: 'boolean',
         default: false,
-        describe: 'Print the plan and change nothing',
+        describe: 'Print the plan and change nothing (exit 2 if something would change)',
       })
       .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' })
       .option('timeout', {
         type: 'number',
+        default: 300,
         describe: 'Seconds to wait for the node to become ready',
       })
       .option('uninstall', {
@@ -37,11 +71,71 @@ export const installCommand: CommandModule = {
         type: 'boolean',
         default: false,
         describe: 'With --uninstall: do not ask Core first',
-      })
-      .example(
-        'curl … | sh',
-        'Run the one-line command that Web prints instead of calling this directly',
+      }) as unknown as Argv<InstallArgs>,
+  handler: async (argv) => {
+    if (argv.uninstall) notBuilt('uninstall', 5);
+    // PRE-01: root before the token is read or anything changes.
+    if (process.getuid?.() !== 0)
+      throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
+    if (TOKEN_VARIABLES.some((name) => process.env[name] !== undefined)) refuseTokenInEnvironment();
+    const coreUrl = required(argv['core-url'], '--core-url');
+    const installationId = required(argv['installation-id'], '--installation-id');
+    parseServiceUrl(coreUrl, 'The Core URL');
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(installationId))
+      throw new UsageError('--installation-id must be 1 to 64 of [A-Za-z0-9._-]');
+    const token = (await readStdin(64 * 1024)).trim() || undefined;
+    if (token !== undefined) {
+      redactor.add(token);
+      // PRE-02: the same token also in the environment means it went through sudo's log.
+      if (Object.values(process.env).includes(token)) refuseTokenInEnvironment();
+    }
+    const write = (text: string) => process.stdout.write(text);
+    const emit = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
+    const proxyEnv = Object.fromEntries(
+      PROXY_NAMES.flatMap((n) =>
+        process.env[n] === undefined ? [] : [[n, process.env[n] as string]],
       ),
-  handler: (argv) =>
-    notBuilt(argv.uninstall === true ? 'uninstall' : 'install', argv.uninstall === true ? 5 : 4),
+    );
+    const result = await install(
+      {
+        coreUrl: new URL(coreUrl).origin,
+        installationId,
+        name: argv.name ?? hostname(),
+        dryRun: argv['dry-run'],
+        checkpointRoot: argv['checkpoint-root'],
+        proxyEnv,
+        root: argv.root ?? '/',
+        token,
+        timeoutSeconds: argv.timeout,
+      },
+      emit,
+    );
+    const unit = unitName(installationId);
+    const summary = {
+      type: 'summary',
+      changed: result.report.changed,
+      node_id: result.nodeId ?? null,
+      status: `sudo systemctl status ${unit}`,
+      logs: `sudo journalctl -u ${unit}`,
+    };
+    if (argv.json) jsonRenderer(write)(summary);
+    else if (argv['dry-run'])
+      write(result.report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
+    else
+      write(
+        `Node ${result.nodeId ?? ''} is connected and ready.\nStatus: ${summary.status}\nLogs: ${summary.logs}\n`,
+      );
+    if (argv['dry-run'] && result.report.changed) throw new ExitStatus(EXIT.usage);
+  },
 };
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+function refuseTokenInEnvironment(): never {
+  throw new OacError('token_in_environment', message('token_in_environment'), {
+    hint: hint('token_in_environment'),
+  });
+}

@@ -1,0 +1,58 @@
+// What every install step shares: the Host, the options, the journal, and what earlier probes
+// learned (Core's configuration, the manifest, the provider group). Paths are host paths; the
+// Host maps them under --root.
+import type { Journal } from '../records/journal.ts';
+import type { Emit } from '../src/engine/events.ts';
+import type { Host } from '../src/host/host.ts';
+import type { NodeConfiguration } from '../src/net/core-schemas.ts';
+
+export const NODE_USER = 'oac-node';
+export const NODE_UID = 65532; // the UID of Core's service (HOST-01)
+export const NODE_HOME = '/var/lib/oac-node';
+export const NOLOGIN = '/usr/sbin/nologin';
+export const DOCKER_SOCKET = '/var/run/docker.sock';
+export const KVM_DEVICE = '/dev/kvm';
+
+export function stateDir(installationId: string): string {
+  return `${NODE_HOME}/.oac/nodes/${installationId}`;
+}
+export function unitName(installationId: string): string {
+  return `oac-node-${installationId}.service`;
+}
+export function unitPath(installationId: string): string {
+  return `/etc/systemd/system/${unitName(installationId)}`;
+}
+export function envFilePath(installationId: string): string {
+  return `/etc/oac-node/${installationId}.env`;
+}
+
+export interface InstallOptions {
+  coreUrl: string;
+  installationId: string;
+  name: string;
+  dryRun: boolean;
+  checkpointRoot?: string;
+  /** The six proxy variables as the installer received them (DL-04, HOST-06). */
+  proxyEnv: Record<string, string>;
+}
+
+export interface ProviderGroup {
+  name: string;
+  gid: number;
+  /** The device or socket whose group it is. */
+  path: string;
+}
+
+export interface InstallContext {
+  host: Host;
+  options: InstallOptions;
+  journal: Journal;
+  emit: Emit;
+  token: string | undefined;
+  configuration?: NodeConfiguration;
+  providerGroup?: ProviderGroup;
+  /** Bytes the node files need on disk (PRE-07), from the release manifest. */
+  diskNeed?: number;
+  /** The node account's IDs, once the account step has run. */
+  nodeIds?: { uid: number; gid: number };
+}

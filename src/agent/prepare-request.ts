@@ -1,0 +1,18 @@
+// What the installer (root) hands to `oac-node _prepare`, the part of the install that runs as
+// oac-node in its own session without a terminal (HOST-08). It arrives on stdin, never in argv
+// or the environment, because it carries the enrollment token (BOOT-05, SEC-03).
+import * as z from 'zod';
+import { nodeConfiguration } from '../net/core-schemas.ts';
+
+export const prepareRequest = z.strictObject({
+  installation_id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+  core_url: z.string().url(),
+  console_url: z.string().url(),
+  name: z.string().min(1).max(200),
+  token: z.string().min(1).nullable(),
+  configuration: nodeConfiguration,
+  state_dir: z.string().startsWith('/'),
+  docker_host: z.string().regex(/^unix:\/\/\/\S+$/),
+  proxy_env: z.record(z.string(), z.string()),
+});
+export type PrepareRequest = z.infer<typeof prepareRequest>;

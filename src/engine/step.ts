@@ -1,0 +1,52 @@
+// The step model (DESIGN.md "Shape"): each step probes the host, plans purely from what it
+// found, and applies the plan, answering one word of a fixed vocabulary that the UI, --json and
+// the journal all use (STYLE.md point 4). Uninstall is the same engine with less wanted.
+
+export const OUTCOMES = [
+  'created',
+  'adopted',
+  'updated',
+  'replaced',
+  'removed',
+  'kept',
+  'unchanged',
+  'skipped',
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** What a step would do: the line `--dry-run` prints for it. */
+export type ActionKind =
+  'create' | 'adopt' | 'update' | 'replace' | 'unchanged' | 'remove' | 'keep' | 'skip';
+
+export interface Action {
+  kind: ActionKind;
+  /** One line naming the resource and, when something changes, what. */
+  detail: string;
+}
+
+export interface StepResult {
+  outcome: Outcome;
+  detail: string;
+}
+
+export interface Step<Ctx, Actual = unknown> {
+  id: string;
+  title: string;
+  probe(ctx: Ctx): Promise<Actual>;
+  /** Pure: no host access, no clock, no randomness (unit-tested without a host). */
+  plan(ctx: Ctx, actual: Actual): Action;
+  apply(ctx: Ctx, action: Action, actual: Actual): Promise<StepResult>;
+}
+
+/** Whether a plan changes the host (terraform's -detailed-exitcode: 2 when it would). */
+export function changes(action: Action): boolean {
+  return action.kind !== 'unchanged' && action.kind !== 'keep' && action.kind !== 'skip';
+}
+
+/** The outcome of a plan that needs no apply. */
+export function outcomeWithoutApply(action: Action): StepResult | undefined {
+  if (action.kind === 'unchanged') return { outcome: 'unchanged', detail: action.detail };
+  if (action.kind === 'keep') return { outcome: 'kept', detail: action.detail };
+  if (action.kind === 'skip') return { outcome: 'skipped', detail: action.detail };
+  return undefined;
+}

@@ -1,0 +1,13 @@
+import { readdir as readdirFs } from 'node:fs/promises';
+import { isCode } from './files.ts';
+import type { Host } from './host.ts';
+
+/** The names in a host directory; none when it does not exist. */
+export async function readdir(host: Host, hostPath: string): Promise<string[]> {
+  try {
+    return (await readdirFs(host.path(hostPath))).sort();
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return [];
+    throw error;
+  }
+}

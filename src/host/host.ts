@@ -1,0 +1,114 @@
+// The Host: the only door to the machine (DESIGN.md). Every path the installer names is a host
+// path such as /etc/oac-node; the Host maps it under `root` (the hidden --root, like systemd's
+// --root and useradd --prefix) so host tests run the real code on a scratch tree. Processes run
+// with a minimal environment: nothing of the caller's (a token, NODE_OPTIONS) leaks into them.
+import { constants } from 'node:fs';
+import { chown, lchown, open, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { ensureDirectory, isCode, lstatIfExists, readIfExists, writeFileAtomic } from './files.ts';
+
+export interface RunOptions {
+  input?: string;
+  uid?: number;
+  gid?: number;
+  /** Added to the minimal environment (PATH, LANG=C). */
+  env?: Record<string, string>;
+  /** Its own session without a terminal (HOST-08: work done as oac-node). */
+  newSession?: boolean;
+  timeoutMs?: number;
+}
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+export class Host {
+  readonly root: string;
+
+  constructor(root = '/') {
+    this.root = resolve(root);
+  }
+
+  /** True when host paths live under a scratch tree (tests, image building). */
+  get prefixed(): boolean {
+    return this.root !== '/';
+  }
+
+  /** The real path of a host path. */
+  path(hostPath: string): string {
+    return this.prefixed ? join(this.root, hostPath) : hostPath;
+  }
+
+  async run(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
+    const result = await execa(command, args, {
+      input: options.input ?? '',
+      uid: options.uid,
+      gid: options.gid,
+      env: { PATH, LANG: 'C', ...options.env },
+      extendEnv: false,
+      detached: options.newSession ?? false,
+      timeout: options.timeoutMs ?? 120_000,
+      reject: false,
+      stripFinalNewline: true,
+    });
+    const exitCode = typeof result.exitCode === 'number' ? result.exitCode : 1;
+    return { exitCode, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
+  }
+
+  readFile(hostPath: string): Promise<Buffer | undefined> {
+    return readIfExists(this.path(hostPath));
+  }
+
+  lstat(hostPath: string) {
+    return lstatIfExists(this.path(hostPath));
+  }
+
+  async writeFile(
+    hostPath: string,
+    data: string | Buffer,
+    mode: number,
+    owner?: { uid: number; gid: number },
+  ): Promise<void> {
+    await writeFileAtomic(this.path(hostPath), data, mode);
+    if (owner !== undefined) await lchown(this.path(hostPath), owner.uid, owner.gid);
+  }
+
+  async ensureDirectory(
+    hostPath: string,
+    mode: number,
+    owner?: { uid: number; gid: number },
+  ): Promise<'created' | 'exists'> {
+    const outcome = await ensureDirectory(this.path(hostPath), mode);
+    if (outcome === 'created' && owner !== undefined)
+      await chown(this.path(hostPath), owner.uid, owner.gid);
+    return outcome;
+  }
+
+  async remove(hostPath: string): Promise<boolean> {
+    const found = await this.lstat(hostPath);
+    if (found === undefined) return false;
+    await rm(this.path(hostPath), { recursive: true, force: true });
+    return true;
+  }
+
+  /** Reads a file without following a symlink at its last component (SEC-02). */
+  async readNoFollow(hostPath: string): Promise<Buffer | undefined> {
+    let handle;
+    try {
+      handle = await open(this.path(hostPath), constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return undefined;
+      throw error;
+    }
+    try {
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  }
+}

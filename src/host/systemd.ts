@@ -1,0 +1,31 @@
+// systemd through systemctl. With --root only the offline verbs work (enable, disable,
+// is-enabled); starting and asking for activity needs the real manager (recipes/nspawn-host.md).
+import type { Host } from './host.ts';
+
+export async function systemctl(
+  host: Host,
+  args: string[],
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const root = host.prefixed ? [`--root=${host.root}`] : [];
+  return host.run('systemctl', [...root, ...args]);
+}
+
+export async function mustSystemctl(host: Host, args: string[]): Promise<void> {
+  const r = await systemctl(host, args);
+  if (r.exitCode !== 0)
+    throw new Error(`systemctl ${args.join(' ')} failed: ${r.stderr.split('\n')[0] ?? ''}`);
+}
+
+/** Whether units can be started here: a booted systemd and no --root. */
+export async function canStartUnits(host: Host): Promise<boolean> {
+  return !host.prefixed && (await host.lstat('/run/systemd/system')) !== undefined;
+}
+
+export async function isEnabled(host: Host, unit: string): Promise<boolean> {
+  return (await systemctl(host, ['is-enabled', '--quiet', unit])).exitCode === 0;
+}
+
+export async function isActive(host: Host, unit: string): Promise<boolean> {
+  if (!(await canStartUnits(host))) return false;
+  return (await systemctl(host, ['is-active', '--quiet', unit])).exitCode === 0;
+}
