@@ -11,6 +11,7 @@ import { hint, message, type MessageCode } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { DockerApi, type DockerInfo } from '../src/net/docker-api.ts';
+import { fetchManifest, runtimeImageFile } from '../src/agent/node-files.ts';
 import { DOCKER_SOCKET, KVM_DEVICE, NODE_HOME, type InstallContext } from './context.ts';
 
 const MIB = 1024 * 1024;
@@ -75,6 +76,7 @@ async function checkDocker(
   }
   if (!info.MemoryLimit || !info.CpuCfsQuota || !info.CpuCfsPeriod) fail('docker_limits');
   checkCapacity(info.NCPU, info.MemTotal, need);
+  ctx.diskNeed = await imageDiskNeed(ctx);
   // PRE-07: the image download plus its unpacked copy, before anything is downloaded.
   const free = await freeBytes(ctx.host, NODE_HOME);
   const needBytes = ctx.diskNeed ?? 0;
@@ -118,4 +120,20 @@ function checkCapacity(
 
 function positive(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/** The Runtime archive plus its unpacked layers, unless Docker already has the image (DL-05). */
+async function imageDiskNeed(ctx: InstallContext): Promise<number> {
+  const configuration = ctx.configuration;
+  if (configuration === undefined) return 0;
+  const manifest = await fetchManifest(new URL(ctx.options.coreUrl).origin, configuration, ctx.options.proxyEnv);
+  const image = runtimeImageFile(manifest);
+  const docker = new DockerApi(`unix://${ctx.host.path(DOCKER_SOCKET)}`);
+  try {
+    const id = await docker.imageId(image.image.reference).catch(() => undefined);
+    if (id === image.image.id || id === image.image.manifest_digest) return 0;
+  } finally {
+    await docker.close();
+  }
+  return image.size + image.image.unpacked_size;
 }

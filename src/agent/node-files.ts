@@ -14,43 +14,42 @@ import {
   type ReleaseFile,
   type ReleaseManifest,
 } from '../net/release-manifest.ts';
+import type { NodeConfiguration } from '../net/core-schemas.ts';
 import type { PrepareRequest } from './prepare-request.ts';
 
 type RuntimeImageFile = Extract<ReleaseFile, { kind: 'runtime-image' }>;
 
-let dispatcher: RoutingDispatcher | undefined;
-function dispatcherFor(req: PrepareRequest): RoutingDispatcher {
-  dispatcher ??= createDispatcher({ env: req.proxy_env });
+const dispatchers = new Map<string, RoutingDispatcher>();
+/** One dispatcher per proxy environment, built once (DL-04: undici reads it once anyway). */
+export function dispatcherFor(proxyEnv: Record<string, string>): RoutingDispatcher {
+  const key = JSON.stringify(proxyEnv);
+  let dispatcher = dispatchers.get(key);
+  if (dispatcher === undefined) {
+    dispatcher = createDispatcher({ env: proxyEnv });
+    dispatchers.set(key, dispatcher);
+  }
   return dispatcher;
 }
 
-function releaseOf(req: PrepareRequest): string {
-  const release = req.configuration.specification.release;
+export function releaseOf(configuration: NodeConfiguration): string {
+  const release = configuration.specification.release;
   if (typeof release !== 'string' || !/^[0-9A-Za-z._-]{1,64}$/.test(release)) {
-    throw new OacError(
-      'release_unknown',
-      "Core's sandbox configuration names no release this console serves",
-    );
+    throw new OacError('release_unknown', "Core's sandbox configuration names no release this console serves");
   }
   return release;
 }
 
-export async function fetchManifest(req: PrepareRequest): Promise<ReleaseManifest> {
-  const url = new URL(`/node-files/${releaseOf(req)}/manifest.json`, req.console_url);
-  const response = await sendJson({ method: 'GET', url, dispatcher: dispatcherFor(req) });
+export async function fetchManifest(consoleUrl: string, configuration: NodeConfiguration, proxyEnv: Record<string, string>): Promise<ReleaseManifest> {
+  const release = releaseOf(configuration);
+  const url = new URL(`/node-files/${release}/manifest.json`, consoleUrl);
+  const response = await sendJson({ method: 'GET', url, dispatcher: dispatcherFor(proxyEnv) });
   if (response.status !== 200) {
-    throw new OacError(
-      'manifest_unavailable',
-      `This console has no node files for release ${releaseOf(req)} (HTTP ${response.status} for ${url.pathname})`,
-    );
+    throw new OacError('manifest_unavailable', `This console has no node files for release ${release} (HTTP ${response.status} for ${url.pathname})`);
   }
   const parsed = releaseManifestSchema.safeParse(response.body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new OacError(
-      'manifest_invalid',
-      `The release manifest is invalid: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
-    );
+    throw new OacError('manifest_invalid', `The release manifest is invalid: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim());
   }
   return parsed.data;
 }
@@ -77,7 +76,7 @@ export async function installRuntimeImage(
     dest,
     size: file.size,
     sha256: file.sha256,
-    dispatcher: dispatcherFor(req),
+    dispatcher: dispatcherFor(req.proxy_env),
     onProgress: (p) => {
       if (p.phase === 'resuming')
         emit({

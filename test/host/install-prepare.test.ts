@@ -1,0 +1,209 @@
+// The install work done as oac-node (HOST-04, HOST-07, HOST-08, DL-05, DL-06, ENR-02): the real
+// executable's `_prepare`, started like the installer starts it (setpriv to UID 65532, a new
+// session, the request on stdin), against the reference Core serving a real release and a
+// private real dockerd.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { request } from 'undici';
+import { buildRelease } from '../../fixtures/release/build.ts';
+import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
+import { startCore, type TestCore } from '../helpers/core.ts';
+import { requireExecutable } from '../helpers/executable.ts';
+import { issueToken, listNodes } from '../helpers/node.ts';
+import { privateDockerd, type PrivateDockerd } from '../helpers/private-dockerd.ts';
+
+const UID = 65532;
+let scratch: string;
+let core: TestCore;
+let dockerd: PrivateDockerd;
+let dockerGid: number;
+let release: Awaited<ReturnType<typeof buildRelease>>;
+
+before(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'oac-prepare-'));
+  chmodSync(scratch, 0o755);
+  const group = /^docker:[^:]*:(\d+):/m.exec(readFileSync('/etc/group', 'utf8'));
+  assert.ok(group, 'the docker group exists (Debian docker.io makes it)');
+  dockerGid = Number(group[1]);
+  copyFileSync(requireExecutable(), join(scratch, 'oac-node'));
+  chmodSync(join(scratch, 'oac-node'), 0o755);
+  dockerd = privateDockerd(join(scratch, 'docker'));
+  await dockerd.start();
+  const dist = await writeFakeDist(join(scratch, 'dist'), 'prepare');
+  release = await buildRelease({ ...dist, outDir: join(scratch, 'release'), version: '0.0.0' });
+  core = await startCore(['--release-dir', release.outDir]);
+});
+after(async () => {
+  await core.stop();
+  await dockerd.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+interface Prepared {
+  status: number | null;
+  events: Array<{ type: string; step?: string; result?: { outcome: string } }>;
+  stderr: string;
+}
+
+/** Runs `_prepare` the way the installer does: as UID 65532 with the docker group, own session. */
+function prepare(request: object): Promise<Prepared> {
+  const exe = join(scratch, 'oac-node'); // a copy UID 65532 can execute (see before())
+  const child = spawn(
+    'setpriv',
+    [
+      '--reuid',
+      String(UID),
+      '--regid',
+      String(UID),
+      '--groups',
+      String(dockerGid),
+      '--',
+      exe,
+      '_prepare',
+    ],
+    {
+      env: {},
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stdin.end(`${JSON.stringify(request)}\n`);
+  return new Promise((resolve) =>
+    child.once('close', (status) =>
+      resolve({
+        status,
+        stderr,
+        events: stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Prepared['events'][number]),
+      }),
+    ),
+  );
+}
+
+async function requestFor(name: string, token: string) {
+  const home = join(scratch, name);
+  mkdirSync(home, { recursive: true });
+  chownSync(home, UID, UID);
+  const url = `${core.core_url}/api/v1/sandbox-node/configuration`;
+  const response = await request(url, { headers: { authorization: `Bearer ${token}` } });
+  const configuration = (await response.body.json()) as { installation_id: string };
+  return {
+    installation_id: configuration.installation_id,
+    core_url: core.core_url,
+    console_url: core.console_url,
+    name,
+    token,
+    configuration,
+    state_dir: join(home, 'state'),
+    docker_host: dockerd.host,
+    proxy_env: {},
+  };
+}
+
+const outcomes = (p: Prepared) =>
+  Object.fromEntries(
+    p.events.filter((e) => e.type === 'step-done').map((e) => [e.step, e.result?.outcome]),
+  );
+
+test('HOST-08 _prepare as oac-node: state, program, image, network, provider file, registration; a rerun changes nothing', async () => {
+  const token = await issueToken(core);
+  const request = await requestFor('first', token);
+  const first = await prepare(request);
+  assert.equal(first.status, 0, first.stderr + JSON.stringify(first.events));
+  assert.deepEqual(outcomes(first), {
+    state: 'created',
+    program: 'created',
+    runtime: 'created',
+    network: 'created',
+    'provider-file': 'created',
+    enroll: 'created',
+  });
+  const state = request.state_dir;
+  for (const path of [
+    state,
+    join(state, 'identity.json'),
+    join(state, 'provider.json'),
+    join(state, 'bin/oac-node'),
+  ]) {
+    assert.equal(statSync(path).uid, UID, `${path} belongs to oac-node (HOST-04, HOST-08)`);
+  }
+  assert.equal(statSync(state).mode & 0o777, 0o700);
+  assert.deepEqual(
+    readFileSync(join(state, 'bin/oac-node')),
+    readFileSync(requireExecutable()),
+    'the executable itself is the node program',
+  );
+  const image = release.manifest.files.find((f) => f.kind === 'runtime-image');
+  assert.ok(image?.kind === 'runtime-image');
+  assert.match(
+    dockerd.docker(['image', 'inspect', '--format', '{{.Id}}', image.image.reference]).stdout,
+    new RegExp(image.image.id),
+  );
+  assert.deepEqual(
+    readdirSync(join(state, 'files')),
+    [],
+    'DL-06: the archive is deleted after import',
+  );
+  const network = dockerd.docker([
+    'network',
+    'inspect',
+    '--format',
+    '{{.Name}} {{index .Labels "oac-node.installation"}}',
+    `oac-node-${request.installation_id}`,
+  ]);
+  assert.equal(
+    network.stdout.trim(),
+    `oac-node-${request.installation_id} ${request.installation_id}`,
+  );
+  const identity = JSON.parse(readFileSync(join(state, 'identity.json'), 'utf8')) as {
+    node_id: string;
+    managed: boolean;
+  };
+  assert.equal(identity.managed, true);
+  assert.equal((await listNodes(core)).filter((n) => n.node_id === identity.node_id).length, 1);
+  assert.ok(
+    !JSON.stringify(first.events).includes(token),
+    'SEC-03: the token is not in the events',
+  );
+
+  const second = await prepare({ ...request, token: null });
+  assert.equal(second.status, 0, second.stderr);
+  assert.deepEqual(outcomes(second), {
+    state: 'unchanged',
+    program: 'unchanged',
+    runtime: 'unchanged',
+    network: 'unchanged',
+    'provider-file': 'unchanged',
+    enroll: 'unchanged',
+  });
+});
+
+test('DL-05 a Runtime image already in Docker is not downloaded', async () => {
+  await core.coreApi('DELETE', '/__fixture/requests');
+  const request = await requestFor('preloaded', await issueToken(core));
+  const result = await prepare(request);
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(outcomes(result).runtime, 'unchanged');
+  const log = (await core.coreApi('GET', '/__fixture/requests')).body as Array<{ path: string }>;
+  assert.equal(log.filter((r) => r.path.endsWith('runtime.tar.gz')).length, 0);
+});
