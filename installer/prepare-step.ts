@@ -1,87 +1,103 @@
 // HOST-08: everything but the account, the group and the unit runs as oac-node, in its own
 // session without a terminal: this step starts `oac-node _prepare` that way (setpriv to the
 // node's UID, its group and the provider group; a new session; stdin a pipe that carries the
-// request, token included) and renders the events it prints.
+// request, token included). Its probe is the same child in dry-run mode, so the plan (and a
+// rerun's "unchanged") reflects each of the child's own resources.
 import { OacError } from '../src/errors.ts';
-import type { Step } from '../src/engine/step.ts';
+import type { Action, Step } from '../src/engine/step.ts';
 import type { EngineEvent } from '../src/engine/events.ts';
 import { selfCommand } from '../src/host/self.ts';
 import type { PrepareRequest } from '../src/agent/prepare-request.ts';
-import { DOCKER_SOCKET, stateDir, type InstallContext } from './context.ts';
+import { DOCKER_SOCKET, NODE_HOME, NODE_UID, stateDir, type InstallContext } from './context.ts';
 
-export const prepareStep: Step<InstallContext, undefined> = {
+interface ChildRun {
+  events: EngineEvent[];
+}
+
+export const prepareStep: Step<InstallContext, ChildRun> = {
   id: 'prepare',
   title: 'Node files, Runtime image, network and registration (as oac-node)',
-  probe: async () => undefined,
-  // The child plans and reports each of its own resources; this step always runs it.
-  plan: (ctx) => ({
-    kind: 'update',
-    detail: `prepare ${stateDir(ctx.options.installationId)} as oac-node`,
-  }),
-  async apply(ctx) {
-    const ids = ctx.nodeIds;
-    const group = ctx.providerGroup;
-    const configuration = ctx.configuration;
-    if (ids === undefined || group === undefined || configuration === undefined)
-      throw new Error('prepare runs after preflight and the account');
-    const request: PrepareRequest = {
-      installation_id: ctx.options.installationId,
-      core_url: new URL(ctx.options.coreUrl).origin,
-      console_url: new URL(ctx.options.coreUrl).origin,
-      name: ctx.options.name,
-      token: ctx.token ?? null,
-      configuration,
-      state_dir: ctx.host.path(stateDir(ctx.options.installationId)),
-      docker_host: `unix://${ctx.host.path(DOCKER_SOCKET)}`,
-      proxy_env: ctx.options.proxyEnv,
+  probe: (ctx) => runChild(ctx, true, () => undefined),
+  plan(_ctx, { events }) {
+    const planned = events.flatMap((e) => (e.type === 'step-plan' ? [e.action] : []));
+    const changing = planned.filter(
+      (a) => a.kind !== 'unchanged' && a.kind !== 'skip' && a.kind !== 'keep',
+    );
+    if (changing.length === 0)
+      return { kind: 'unchanged', detail: 'node state, program, image, network and registration' };
+    return {
+      kind: 'update',
+      detail: changing.map((a: Action) => `${a.kind} ${a.detail}`).join('; '),
     };
-    const self = selfCommand(['_prepare']);
-    const setpriv = [
-      '--reuid',
-      String(ids.uid),
-      '--regid',
-      String(ids.gid),
-      '--groups',
-      String(group.gid),
-      '--',
-      self.command,
-      ...self.args,
-    ];
-    const result = await ctx.host.run('setpriv', setpriv, {
-      input: `${JSON.stringify(request)}\n`,
-      env: { ...ctx.options.proxyEnv, HOME: ctx.host.path('/var/lib/oac-node') },
-      newSession: true,
-      timeoutMs: 60 * 60_000,
-    });
-    const failure = forwardEvents(result.stdout, ctx.emit);
-    if (result.exitCode !== 0) {
-      if (failure !== undefined) throw new OacError(failure.code, failure.message);
-      throw new OacError(
-        'prepare_failed',
-        `Preparing the node as oac-node failed: ${lastLine(result.stderr)}`,
-      );
-    }
-    return { outcome: 'updated', detail: 'node prepared' };
+  },
+  async apply(ctx) {
+    await runChild(ctx, false, ctx.emit);
+    return { outcome: 'updated', detail: 'node prepared as oac-node' };
   },
 };
 
-function forwardEvents(
-  stdout: string,
+async function runChild(
+  ctx: InstallContext,
+  dryRun: boolean,
   emit: (e: EngineEvent) => void,
-): { code: string; message: string } | undefined {
-  let failure;
-  for (const line of stdout.split('\n')) {
-    if (line.trim() === '') continue;
-    let event: EngineEvent;
+): Promise<ChildRun> {
+  const group = ctx.providerGroup;
+  const configuration = ctx.configuration;
+  if (group === undefined || configuration === undefined)
+    throw new Error('prepare runs after preflight');
+  // Before the account exists (a dry run on a new host) its UID is still the one it will get.
+  const ids = ctx.nodeIds ?? { uid: NODE_UID, gid: NODE_UID };
+  const origin = new URL(ctx.options.coreUrl).origin;
+  const request: PrepareRequest = {
+    installation_id: ctx.options.installationId,
+    core_url: origin,
+    console_url: origin,
+    name: ctx.options.name,
+    token: dryRun ? null : (ctx.token ?? null),
+    configuration,
+    state_dir: ctx.host.path(stateDir(ctx.options.installationId)),
+    docker_host: `unix://${ctx.host.path(DOCKER_SOCKET)}`,
+    proxy_env: ctx.options.proxyEnv,
+    dry_run: dryRun,
+  };
+  const self = selfCommand(['_prepare']);
+  const setpriv = [
+    '--reuid',
+    String(ids.uid),
+    '--regid',
+    String(ids.gid),
+    '--groups',
+    String(group.gid),
+    '--',
+    self.command,
+    ...self.args,
+  ];
+  const result = await ctx.host.run('setpriv', setpriv, {
+    input: `${JSON.stringify(request)}\n`,
+    env: { ...ctx.options.proxyEnv, HOME: ctx.host.path(NODE_HOME) },
+    newSession: true,
+    timeoutMs: 60 * 60_000,
+  });
+  const events = parseEvents(result.stdout);
+  events.forEach(emit);
+  const failed = events.find((e) => e.type === 'step-failed');
+  if (failed?.type === 'step-failed') throw new OacError(failed.code, failed.message);
+  if (result.exitCode !== 0)
+    throw new OacError(
+      'prepare_failed',
+      `Preparing the node as oac-node failed: ${lastLine(result.stderr)}`,
+    );
+  return { events };
+}
+
+function parseEvents(stdout: string): EngineEvent[] {
+  return stdout.split('\n').flatMap((line) => {
     try {
-      event = JSON.parse(line) as EngineEvent;
+      return line.trim() === '' ? [] : [JSON.parse(line) as EngineEvent];
     } catch {
-      continue;
+      return [];
     }
-    emit(event);
-    if (event.type === 'step-failed') failure = { code: event.code, message: event.message };
-  }
-  return failure;
+  });
 }
 
 function lastLine(text: string): string {

@@ -14,5 +14,7 @@ export const prepareRequest = z.strictObject({
   state_dir: z.string().startsWith('/'),
   docker_host: z.string().regex(/^unix:\/\/\/\S+$/),
   proxy_env: z.record(z.string(), z.string()),
+  /** Probe and plan only: print what would change (install --dry-run, and the installer's probe). */
+  dry_run: z.boolean().default(false),
 });
 export type PrepareRequest = z.infer<typeof prepareRequest>;

@@ -20,7 +20,7 @@ export const prepareCommand: CommandModule = {
       throw new OacError('prepare_request_invalid', 'The installer sent an invalid request');
     if (parsed.data.token !== null) redactor.add(parsed.data.token);
     try {
-      await prepare(parsed.data, print);
+      await prepare(parsed.data, print, parsed.data.dry_run);
     } catch (error) {
       // The failing step already printed step-failed; the installer renders it.
       if (error instanceof OacError) throw new ExitStatus(error.exitCode);
