@@ -126,7 +126,11 @@ function positive(value: unknown): number {
 async function imageDiskNeed(ctx: InstallContext): Promise<number> {
   const configuration = ctx.configuration;
   if (configuration === undefined) return 0;
-  const manifest = await fetchManifest(new URL(ctx.options.coreUrl).origin, configuration, ctx.options.proxyEnv);
+  const manifest = await fetchManifest(
+    new URL(ctx.options.coreUrl).origin,
+    configuration,
+    ctx.options.proxyEnv,
+  );
   const image = runtimeImageFile(manifest);
   const docker = new DockerApi(`unix://${ctx.host.path(DOCKER_SOCKET)}`);
   try {

@@ -34,22 +34,35 @@ export function dispatcherFor(proxyEnv: Record<string, string>): RoutingDispatch
 export function releaseOf(configuration: NodeConfiguration): string {
   const release = configuration.specification.release;
   if (typeof release !== 'string' || !/^[0-9A-Za-z._-]{1,64}$/.test(release)) {
-    throw new OacError('release_unknown', "Core's sandbox configuration names no release this console serves");
+    throw new OacError(
+      'release_unknown',
+      "Core's sandbox configuration names no release this console serves",
+    );
   }
   return release;
 }
 
-export async function fetchManifest(consoleUrl: string, configuration: NodeConfiguration, proxyEnv: Record<string, string>): Promise<ReleaseManifest> {
+export async function fetchManifest(
+  consoleUrl: string,
+  configuration: NodeConfiguration,
+  proxyEnv: Record<string, string>,
+): Promise<ReleaseManifest> {
   const release = releaseOf(configuration);
   const url = new URL(`/node-files/${release}/manifest.json`, consoleUrl);
   const response = await sendJson({ method: 'GET', url, dispatcher: dispatcherFor(proxyEnv) });
   if (response.status !== 200) {
-    throw new OacError('manifest_unavailable', `This console has no node files for release ${release} (HTTP ${response.status} for ${url.pathname})`);
+    throw new OacError(
+      'manifest_unavailable',
+      `This console has no node files for release ${release} (HTTP ${response.status} for ${url.pathname})`,
+    );
   }
   const parsed = releaseManifestSchema.safeParse(response.body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new OacError('manifest_invalid', `The release manifest is invalid: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim());
+    throw new OacError(
+      'manifest_invalid',
+      `The release manifest is invalid: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
+    );
   }
   return parsed.data;
 }

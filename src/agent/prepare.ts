@@ -84,7 +84,11 @@ const runtimeStep: Step<PrepareContext, { present: boolean }> = {
   id: 'runtime',
   title: 'Runtime image',
   async probe(ctx) {
-    ctx.manifest ??= await fetchManifest(ctx.req.console_url, ctx.req.configuration, ctx.req.proxy_env);
+    ctx.manifest ??= await fetchManifest(
+      ctx.req.console_url,
+      ctx.req.configuration,
+      ctx.req.proxy_env,
+    );
     const image = runtimeImageFile(ctx.manifest);
     const docker = new DockerApi(ctx.req.docker_host);
     try {

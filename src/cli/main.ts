@@ -16,9 +16,31 @@ export interface CliIo {
   stderr: (text: string) => void;
 }
 
+const COMMANDS = new Set([
+  'install',
+  'uninstall',
+  'register',
+  'run',
+  'status',
+  'command',
+  '_prepare',
+]);
+
+/**
+ * The guide's recovery line runs the installer with `--uninstall` and no command
+ * (`sudo ~/.oac/node-bootstrap/<sha256> --uninstall --installation-id ID --force`): read it as
+ * the uninstall command.
+ */
+export function normaliseArgs(args: string[]): string[] {
+  const first = args[0];
+  if (first !== undefined && COMMANDS.has(first)) return args;
+  if (!args.includes('--uninstall')) return args;
+  return ['uninstall', ...args.filter((a) => a !== '--uninstall')];
+}
+
 export async function runCli(args: string[], io: CliIo): Promise<number> {
   try {
-    await buildParser(args).parseAsync();
+    await buildParser(normaliseArgs(args)).parseAsync();
     return EXIT.ok;
   } catch (error) {
     if (error instanceof ExitStatus) return error.status;

@@ -2,6 +2,9 @@
 // Add node), the deployment and its specification, the reset, and the node list. Real process,
 // real HTTP on loopback.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   call,
@@ -14,14 +17,21 @@ import {
 } from '../helpers/core.ts';
 
 let core: TestCore;
+let emptyRelease: string;
 before(async () => {
-  core = await startCore(['--provider', 'microsandbox']);
+  // No installer in the release dir: the token response's command is null (the one-line
+  // command itself is tested in one-liner.test.ts, with a release that has one).
+  emptyRelease = mkdtempSync(join(tmpdir(), 'oac-empty-release-'));
+  core = await startCore(['--provider', 'microsandbox', '--release-dir', emptyRelease]);
 });
-after(() => core.stop());
+after(async () => {
+  await core.stop();
+  rmSync(emptyRelease, { recursive: true, force: true });
+});
 
 const TOKENS = '/core/v1/sandbox/enrollment-tokens';
 
-test('ENR-01 enrollment token: 43+ URL-safe characters, expires_at an hour out, command null by default', async () => {
+test('ENR-01 enrollment token: 43+ URL-safe characters, expires_at an hour out, command null without an installer', async () => {
   const started = Date.now();
   const r = await core.coreApi('POST', TOKENS);
   assert.equal(r.status, 201);

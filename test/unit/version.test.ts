@@ -9,3 +9,15 @@ test('issue #2: --version reports the package version (the executable has no pac
   };
   assert.equal(VERSION, pkg.version);
 });
+
+test("BOOT-07 the guide's recovery form '<installer> --uninstall --installation-id ID' reads as the uninstall command", async () => {
+  const { normaliseArgs } = await import('../../src/cli/main.ts');
+  assert.deepEqual(normaliseArgs(['--uninstall', '--installation-id', 'x', '--force']), [
+    'uninstall',
+    '--installation-id',
+    'x',
+    '--force',
+  ]);
+  assert.deepEqual(normaliseArgs(['install', '--uninstall']), ['install', '--uninstall']);
+  assert.deepEqual(normaliseArgs(['--help']), ['--help']);
+});

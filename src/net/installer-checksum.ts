@@ -1,0 +1,103 @@
+// The installer's checksum as the console publishes it: `<console>/node-install/SHA256SUMS`, the
+// line for `oac-node.gz` (docs/release-manifest.md). `oac-node command` embeds it in the line it
+// prints (BOOT-06). One bounded GET: SEC-01 URL policy, 10 s, 64 KiB, no redirects.
+import { request, type Dispatcher } from 'undici';
+import { OacError } from '../errors.ts';
+import { message } from '../messages.ts';
+import { defaultDispatcher, describeTransportError } from './http-json.ts';
+import { parseServiceUrl } from './url-policy.ts';
+
+export const CHECKSUM_TIMEOUT_MS = 10_000;
+export const CHECKSUM_MAX_BYTES = 64 * 1024;
+export const INSTALLER_NAME = 'oac-node.gz';
+const ROUTE = 'GET /node-install/SHA256SUMS';
+
+export interface ChecksumOptions {
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+}
+
+/**
+ * The SHA-256 that a `sha256sum`-format text lists for `oac-node.gz` (`<hex>  oac-node.gz` or
+ * `<hex> *oac-node.gz`), or undefined when there is no such line or two lines disagree.
+ */
+export function parseInstallerSha256(text: string): string | undefined {
+  const found = new Set<string>();
+  for (const line of text.split('\n')) {
+    const match = /^([0-9a-f]{64}) [ *]oac-node\.gz\r?$/.exec(line);
+    if (match?.[1] !== undefined) found.add(match[1]);
+  }
+  return found.size === 1 ? [...found][0] : undefined;
+}
+
+/** The URL of the console's SHA256SUMS; the console may live under a path prefix. */
+export function installerSumsUrl(consoleUrl: string): URL {
+  const base = parseServiceUrl(consoleUrl, 'The console URL');
+  const prefix = base.pathname.replace(/\/+$/, '');
+  return new URL(`${base.origin}${prefix}/node-install/SHA256SUMS`);
+}
+
+export async function fetchInstallerSha256(
+  consoleUrl: string,
+  options: ChecksumOptions = {},
+): Promise<string> {
+  const url = installerSumsUrl(consoleUrl);
+  const timeoutMs = options.timeoutMs ?? CHECKSUM_TIMEOUT_MS;
+  const unreachable = (reason: string, cause?: unknown): OacError =>
+    new OacError('core_unreachable', message('core_unreachable', { origin: url.origin, reason }), {
+      hint: "Check the host's network, or pass --installer-sha256 HEX.",
+      cause,
+    });
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, {
+      method: 'GET',
+      headers: { accept: 'text/plain' },
+      dispatcher: options.dispatcher ?? defaultDispatcher(),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    throw unreachable(describeTransportError(error), error);
+  }
+  if (response.statusCode !== 200) {
+    response.body.destroy();
+    throw new OacError(
+      'core_unexpected_response',
+      message('core_unexpected_response', { status: response.statusCode, route: ROUTE }),
+      {
+        hint: 'Check the console URL (--console-url), or pass --installer-sha256 HEX.',
+      },
+    );
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer;
+      total += buffer.length;
+      if (total > CHECKSUM_MAX_BYTES) {
+        response.body.destroy();
+        throw new OacError(
+          'installer_checksum_invalid',
+          `The console's ${ROUTE} answer exceeds ${CHECKSUM_MAX_BYTES} bytes`,
+          { hint: 'Check the console URL (--console-url), or pass --installer-sha256 HEX.' },
+        );
+      }
+      chunks.push(buffer);
+    }
+  } catch (error) {
+    if (error instanceof OacError) throw error;
+    throw unreachable(describeTransportError(error), error);
+  }
+  const sha256 = parseInstallerSha256(Buffer.concat(chunks).toString('utf8'));
+  if (sha256 === undefined) {
+    throw new OacError(
+      'installer_checksum_invalid',
+      `The console's ${ROUTE} answer lists no single SHA-256 for ${INSTALLER_NAME}`,
+      { hint: 'Check the console URL (--console-url), or pass --installer-sha256 HEX.' },
+    );
+  }
+  return sha256;
+}

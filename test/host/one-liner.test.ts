@@ -1,0 +1,670 @@
+// The one-line install and uninstall commands run for real: real dash and bash read the line on
+// standard input, as a pasted line is read (never `sh -c LINE`, which would put the token in a
+// process argument), with real curl, sha256sum, flock and gzip, against the reference Core's
+// console on loopback serving a release built by fixtures/release from a small fake installer,
+// and HOME pointed at a scratch directory. The fake installer prints its arguments, the line it
+// read on stdin, NODE_OPTIONS and its umask, so each promise is read off its output.
+//
+// The sudo path runs here with a fake `id` (not root) and a fake `sudo` that records its argv and
+// keeps the whole environment; real sudo with a non-root sudo user is the e2e tier's.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { buildRelease } from '../../fixtures/release/main.ts';
+import {
+  LINE_EXIT,
+  LINE_MESSAGES,
+  PROXY_NAMES,
+  renderInstallCommand,
+  renderUninstallCommand,
+} from '../../installer/one-liner.ts';
+import { call, startCore, type TestCore } from '../helpers/core.ts';
+
+const repoRoot = new URL('../..', import.meta.url).pathname;
+const SHELLS = ['/bin/dash', '/bin/bash'] as const;
+const INSTALLER_PATH = '/node-install/oac-node.gz';
+const ID = 'test-installation-1';
+const BASE_PATH =
+  process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+// The fake installer. `read` and `printf` are builtins: the fake itself never puts the token in
+// an argument either, so the /proc test checks the line, not the fake.
+const FAKE_INSTALLER = `#!/bin/sh
+# fake oac-node for the one-line command tests
+printf 'argv:'
+for a in "$@"; do printf ' [%s]' "$a"; done
+printf '\\n'
+if IFS= read -r line; then printf 'stdin: %s\\n' "$line"; else printf 'stdin: <none>\\n'; fi
+printf 'NODE_OPTIONS: %s\\n' "\${NODE_OPTIONS-<unset>}"
+printf 'umask: %s\\n' "$(umask)"
+[ -z "\${FAKE_SLEEP:-}" ] || sleep "$FAKE_SLEEP"
+exit "\${FAKE_EXIT:-0}"
+`;
+
+interface LineRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface FakeOutput {
+  argv: string[];
+  stdin: string;
+  nodeOptions: string;
+  umask: string;
+}
+
+let work: string;
+let releaseDir: string;
+let sha256: string;
+let core: TestCore;
+
+before(async () => {
+  work = await mkdtemp(join(tmpdir(), 'oac-one-liner-'));
+  const dist = join(work, 'dist');
+  await mkdir(dist);
+  await writeFile(join(dist, 'oac-node'), FAKE_INSTALLER, { mode: 0o755 });
+  await writeFile(join(dist, 'oac-node.gz'), gzipSync(FAKE_INSTALLER, { level: 9 }));
+  releaseDir = join(work, 'release');
+  await buildRelease({
+    executable: join(dist, 'oac-node'),
+    executableGz: join(dist, 'oac-node.gz'),
+    outDir: releaseDir,
+    version: '0.1.0',
+  });
+  const sums = await readFile(join(releaseDir, 'node-install', 'SHA256SUMS'), 'utf8');
+  sha256 = sums.slice(0, 64);
+  assert.equal(sums, `${sha256}  oac-node.gz\n`);
+  core = await startCore(['--release-dir', releaseDir]);
+});
+
+after(async () => {
+  await core?.stop();
+  await rm(work, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  await core.coreApi('DELETE', '/__fixture/faults');
+  await core.coreApi('DELETE', '/__fixture/requests');
+});
+
+// ---------------------------------------------------------------------------------------------
+
+function token(): string {
+  return `tok-${randomBytes(24).toString('base64url')}`;
+}
+
+function installLine(t: string, patch: { sha?: string } = {}): string {
+  return renderInstallCommand({
+    consoleUrl: core.console_url,
+    coreUrl: core.core_url,
+    installationId: ID,
+    installerSha256: patch.sha ?? sha256,
+    token: t,
+  });
+}
+
+async function scratchHome(): Promise<string> {
+  return mkdtemp(join(work, 'home-'));
+}
+
+/** Runs the line as a pasted line is run: the shell reads it on its standard input. */
+function runLine(
+  shell: string,
+  line: string,
+  env: Record<string, string>,
+): { done: Promise<LineRun>; pid: number } {
+  const child = spawn(shell, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  child.stdin.end(`${line}\n`);
+  const done = new Promise<LineRun>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return { done, pid: child.pid ?? 0 };
+}
+
+function run(
+  shell: string,
+  line: string,
+  home: string,
+  extra: Record<string, string> = {},
+): Promise<LineRun> {
+  return runLine(shell, line, { PATH: BASE_PATH, HOME: home, LANG: 'C', ...extra }).done;
+}
+
+function fake(stdout: string): FakeOutput {
+  const field = (name: string): string => {
+    const line = stdout.split('\n').find((l) => l.startsWith(`${name}: `));
+    assert.ok(line !== undefined, `the fake installer printed ${name}:\n${stdout}`);
+    return line.slice(name.length + 2);
+  };
+  const argvLine = stdout.split('\n').find((l) => l.startsWith('argv:')) ?? '';
+  const argv = [...argvLine.matchAll(/\[([^\]]*)\]/g)].map((m) => m[1] ?? '');
+  return { argv, stdin: field('stdin'), nodeOptions: field('NODE_OPTIONS'), umask: field('umask') };
+}
+
+async function installerRequests(): Promise<Array<{ status: number | null }>> {
+  const r = await core.coreApi('GET', '/__fixture/requests');
+  const log = r.body as Array<{ path: string; method: string; status: number | null }>;
+  return log.filter((e) => e.path === INSTALLER_PATH && e.method === 'GET');
+}
+
+async function armFault(fault: object, count?: number): Promise<void> {
+  const r = await core.coreApi('PUT', '/__fixture/faults', {
+    target: INSTALLER_PATH,
+    fault,
+    ...(count === undefined ? {} : { count }),
+  });
+  assert.equal(r.status, 204);
+}
+
+function bootstrapDir(home: string): string {
+  return join(home, '.oac', 'node-bootstrap');
+}
+
+async function listing(dir: string): Promise<string[]> {
+  return (await readdir(dir)).sort();
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** A directory of symlinks to the real tools, without `omit`: a PATH that lacks one tool. */
+async function pathWithout(omit: string[], extra: Record<string, string> = {}): Promise<string> {
+  const dir = await mkdtemp(join(work, 'bin-'));
+  const tools = ['uname', 'id', 'curl', 'sha256sum', 'flock', 'gzip', 'mkdir', 'chmod', 'rm'];
+  tools.push('mv', 'env', 'sleep', 'cat', 'sudo');
+  for (const tool of tools) {
+    if (omit.includes(tool)) continue;
+    for (const where of BASE_PATH.split(':')) {
+      if (await exists(join(where, tool))) {
+        await symlink(join(where, tool), join(dir, tool));
+        break;
+      }
+    }
+  }
+  for (const [name, script] of Object.entries(extra)) {
+    await writeFile(join(dir, name), script, { mode: 0o755 });
+  }
+  return dir;
+}
+
+async function fakeBin(scripts: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(work, 'fakebin-'));
+  for (const [name, script] of Object.entries(scripts)) {
+    await writeFile(join(dir, name), script);
+    await chmod(join(dir, name), 0o755);
+  }
+  return dir;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('the install line, run for real', () => {
+  for (const shell of SHELLS) {
+    test(`BOOT-01 BOOT-03 BOOT-05 BOOT-06 ${shell}: Core's command downloads, verifies, unpacks and runs install with the token on stdin`, async () => {
+      const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens');
+      assert.equal(issued.status, 201);
+      const { token: t, command } = issued.body as { token: string; command: string };
+      const config = await call('GET', `${core.core_url}/api/v1/sandbox-node/configuration`, {
+        bearer: t,
+      });
+      const { installation_id } = config.body as { installation_id: string };
+      const home = await scratchHome();
+      const r = await run(shell, command, home, { NODE_OPTIONS: '--require /nonexistent.js' });
+      assert.equal(r.code, 0, r.stderr);
+      const out = fake(r.stdout);
+      assert.deepEqual(out.argv, [
+        'install',
+        '--core-url',
+        core.core_url,
+        '--installation-id',
+        installation_id,
+      ]);
+      assert.equal(out.stdin, t, 'the token arrived on stdin');
+      assert.equal(out.nodeOptions, '<unset>', 'NODE_OPTIONS cleared for the installer');
+      assert.equal(out.umask, '0077', 'the installer runs under umask 077');
+      assert.equal(r.stderr, `${LINE_MESSAGES.downloading}\n`);
+
+      // BOOT-03: the private directory keeps the verified installer named by its checksum.
+      const dir = bootstrapDir(home);
+      assert.equal((await stat(join(home, '.oac'))).mode & 0o777, 0o700);
+      assert.equal((await stat(dir)).mode & 0o777, 0o700);
+      assert.deepEqual(await listing(dir), [sha256, 'lock'].sort());
+      assert.equal((await stat(join(dir, sha256))).mode & 0o777, 0o700);
+      assert.equal(await readFile(join(dir, sha256), 'utf8'), FAKE_INSTALLER);
+      assert.equal((await stat(join(dir, 'lock'))).mode & 0o777, 0o600);
+      assert.deepEqual(
+        (await installerRequests()).map((e) => e.status),
+        [200],
+      );
+    });
+  }
+
+  test('BOOT-03 a second command reuses the verified installer without downloading', async () => {
+    const home = await scratchHome();
+    for (const shell of SHELLS) {
+      const t = token();
+      const r = await run(shell, installLine(t), home);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(fake(r.stdout).stdin, t);
+    }
+    assert.equal((await installerRequests()).length, 1, 'one download for two commands');
+  });
+
+  test('BOOT-03 an existing ~/.oac/node-bootstrap is made private (0700)', async () => {
+    const home = await scratchHome();
+    await mkdir(bootstrapDir(home), { recursive: true, mode: 0o755 });
+    await chmod(bootstrapDir(home), 0o755);
+    const r = await run('/bin/dash', installLine(token()), home);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await stat(bootstrapDir(home))).mode & 0o777, 0o700);
+  });
+
+  test('BOOT-03 503 twice, then the third try succeeds', async () => {
+    await armFault({ kind: 'status', status: 503 }, 2);
+    const home = await scratchHome();
+    const t = token();
+    const r = await run('/bin/dash', installLine(t), home);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(fake(r.stdout).stdin, t);
+    assert.deepEqual(
+      (await installerRequests()).map((e) => e.status),
+      [503, 503, 200],
+    );
+    assert.deepEqual(await listing(bootstrapDir(home)), [sha256, 'lock'].sort());
+  });
+
+  test('BOOT-03 503 three times: the line stops after three tries and leaves no partial file', async () => {
+    await armFault({ kind: 'status', status: 503 }, 3);
+    const home = await scratchHome();
+    const r = await run('/bin/bash', installLine(token()), home);
+    assert.equal(r.code, LINE_EXIT.downloadFailed);
+    assert.equal(r.stdout, '', 'the installer never ran');
+    assert.ok(r.stderr.endsWith(`${LINE_MESSAGES.downloadFailed}\n`), r.stderr);
+    assert.deepEqual(
+      (await installerRequests()).map((e) => e.status),
+      [503, 503, 503],
+    );
+    assert.deepEqual(await listing(bootstrapDir(home)), ['lock']);
+  });
+
+  test('BOOT-03 a download cut short is cleared and tried again', async () => {
+    await armFault({ kind: 'drop', after_bytes: 40 }, 1);
+    const home = await scratchHome();
+    const r = await run('/bin/dash', installLine(token()), home);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await installerRequests()).length, 2);
+    assert.deepEqual(await listing(bootstrapDir(home)), [sha256, 'lock'].sort());
+  });
+
+  test('BOOT-03 a status that retrying cannot fix (404) stops at once', async () => {
+    await armFault({ kind: 'absent' });
+    const home = await scratchHome();
+    const r = await run('/bin/dash', installLine(token()), home);
+    assert.equal(r.code, LINE_EXIT.consoleRefused);
+    assert.ok(r.stderr.includes(LINE_MESSAGES.consoleRefused.replace('$h', '404')), r.stderr);
+    assert.equal((await installerRequests()).length, 1);
+    assert.deepEqual(await listing(bootstrapDir(home)), ['lock']);
+  });
+
+  test('BOOT-03 SEC-05 two commands at once: the second waits for the lock and reuses the download', async () => {
+    // Slow the one download to about two seconds, so the second command finds the lock held.
+    await armFault({ kind: 'drip', bytes_per_minute: 9000 }, 1);
+    const home = await scratchHome();
+    const [t1, t2] = [token(), token()];
+    const first = run('/bin/dash', installLine(t1), home);
+    await sleep(500);
+    const second = run('/bin/bash', installLine(t2), home);
+    const [r1, r2] = await Promise.all([first, second]);
+    assert.equal(r1.code, 0, r1.stderr);
+    assert.equal(r2.code, 0, r2.stderr);
+    assert.equal(fake(r1.stdout).stdin, t1);
+    assert.equal(fake(r2.stdout).stdin, t2);
+    assert.ok(r2.stderr.includes('oac-node: waiting for another oac-node command'), r2.stderr);
+    assert.equal((await installerRequests()).length, 1);
+  });
+
+  test('BOOT-06 a checksum mismatch says to copy a fresh command, and keeps nothing', async () => {
+    const home = await scratchHome();
+    const wrong = createHash('sha256').update('another installer').digest('hex');
+    const r = await run('/bin/dash', installLine(token(), { sha: wrong }), home);
+    assert.equal(r.code, LINE_EXIT.checksumMismatch);
+    assert.equal(r.stdout, '');
+    assert.ok(
+      r.stderr.endsWith(
+        "oac-node: the downloaded installer does not match this command's checksum; copy a fresh command from Web and run it again\n",
+      ),
+      r.stderr,
+    );
+    assert.deepEqual(await listing(bootstrapDir(home)), ['lock']);
+  });
+
+  for (const tool of ['curl', 'sha256sum', 'flock', 'gzip']) {
+    test(`BOOT-02 without ${tool} on PATH the line says so and downloads nothing`, async () => {
+      const home = await scratchHome();
+      const path = await pathWithout([tool]);
+      const r = await run('/bin/dash', installLine(token()), home, { PATH: path });
+      assert.equal(r.code, LINE_EXIT.unsupportedHost);
+      assert.equal(
+        r.stderr,
+        `oac-node: this command needs ${tool}; install it and run the command again\n`,
+      );
+      assert.equal((await installerRequests()).length, 0);
+      assert.equal(await exists(join(home, '.oac')), false, 'nothing created');
+    });
+  }
+
+  for (const [os, arch] of [
+    ['Linux', 'aarch64'],
+    ['Darwin', 'x86_64'],
+  ] as const) {
+    test(`BOOT-02 ${os} ${arch} is refused before anything is downloaded`, async () => {
+      const home = await scratchHome();
+      const bin = await fakeBin({
+        uname: `#!/bin/sh\ncase "$1" in -s) echo ${os};; -m) echo ${arch};; esac\n`,
+      });
+      const r = await run('/bin/bash', installLine(token()), home, {
+        PATH: `${bin}:${BASE_PATH}`,
+      });
+      assert.equal(r.code, LINE_EXIT.unsupportedHost);
+      assert.equal(
+        r.stderr,
+        `oac-node: this command needs Linux on x86-64 (amd64); this host is ${os} ${arch}\n`,
+      );
+      assert.equal((await installerRequests()).length, 0);
+      assert.equal(await exists(join(home, '.oac')), false);
+    });
+  }
+
+  test('BOOT-05 NO_COLOR set adds --no-color; NO_COLOR empty does not', async () => {
+    const home = await scratchHome();
+    const set = await run('/bin/dash', installLine(token()), home, { NO_COLOR: '1' });
+    assert.equal(set.code, 0, set.stderr);
+    assert.deepEqual(fake(set.stdout).argv.slice(-1), ['--no-color']);
+    const empty = await run('/bin/bash', installLine(token()), home, { NO_COLOR: '' });
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.ok(!fake(empty.stdout).argv.includes('--no-color'));
+  });
+
+  test('DL-04 a loopback console is reached directly even when a proxy is set', async () => {
+    const home = await scratchHome();
+    const dead = 'http://127.0.0.1:9'; // nothing listens on the discard port
+    const r = await run('/bin/dash', installLine(token()), home, {
+      http_proxy: dead,
+      https_proxy: dead,
+      HTTPS_PROXY: dead,
+      ALL_PROXY: dead,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await installerRequests()).length, 1);
+  });
+
+  test("the line's exit status is the installer's", async () => {
+    const home = await scratchHome();
+    const r = await run('/bin/dash', installLine(token()), home, { FAKE_EXIT: '3' });
+    assert.equal(r.code, 3);
+  });
+
+  test('BOOT-05 the token is in no /proc/*/cmdline or /proc/*/environ while the line runs, nor in any file', async () => {
+    const t = token();
+    const needle = Buffer.from(t);
+    const home = await scratchHome();
+    // Slow download and a sleeping installer, so the sampler sees curl and the installer run.
+    await armFault({ kind: 'drip', bytes_per_minute: 9000 }, 1);
+    for (const shell of SHELLS) {
+      await rm(bootstrapDir(home), { recursive: true, force: true });
+      await armFault({ kind: 'drip', bytes_per_minute: 9000 }, 1);
+      const running = runLine(shell, installLine(t), {
+        PATH: BASE_PATH,
+        HOME: home,
+        LANG: 'C',
+        FAKE_SLEEP: '1',
+      });
+      let finished = false;
+      void running.done.then(() => (finished = true));
+      const seen = { samples: 0, curl: false, installer: false };
+      const leaks: string[] = [];
+      while (!finished) {
+        for (const pid of await readdir('/proc')) {
+          if (!/^\d+$/.test(pid)) continue;
+          for (const file of ['cmdline', 'environ']) {
+            const data = await readFile(`/proc/${pid}/${file}`).catch(() => undefined);
+            if (data === undefined) continue;
+            if (data.includes(needle)) leaks.push(`${pid}/${file}: ${String(data)}`);
+            if (file === 'cmdline' && data.includes(Buffer.from(`curl\0-q\0`))) seen.curl = true;
+            if (file === 'cmdline' && data.includes(Buffer.from(`/${sha256}\0install\0`))) {
+              seen.installer = true;
+            }
+          }
+        }
+        seen.samples += 1;
+      }
+      const r = await running.done;
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(fake(r.stdout).stdin, t);
+      assert.deepEqual(leaks, [], `${shell}: the token leaked`);
+      assert.ok(seen.samples >= 5, `${shell}: sampled ${seen.samples} times`);
+      assert.ok(seen.curl, `${shell}: the sampler saw curl`);
+      assert.ok(seen.installer, `${shell}: the sampler saw the installer`);
+      for (const name of await readdir(home, { recursive: true })) {
+        const path = join(home, name);
+        if (!(await stat(path)).isFile()) continue;
+        assert.ok(!(await readFile(path)).includes(needle), `${path} holds the token`);
+      }
+    }
+  });
+});
+
+describe('the sudo path (fake id and sudo; real sudo is the e2e tier)', () => {
+  // Not root, as far as the line can tell.
+  const fakeId = '#!/bin/sh\nif [ "$1" = -u ]; then echo 1000; else exec /usr/bin/id "$@"; fi\n';
+  // Records its argv (what sudo would log), then runs the command with the WHOLE environment, as
+  // a sudoers policy with !env_reset would: the clearing of NODE_OPTIONS must not rely on sudo.
+  const fakeSudo =
+    '#!/bin/sh\nfor a in "$@"; do printf \'%s\\n\' "$a"; done >"$HOME/sudo-argv"\n' +
+    'while [ "$#" -gt 0 ]; do case $1 in --) shift; break;; -*) shift;; *) break;; esac; done\n' +
+    'exec "$@"\n';
+
+  for (const shell of SHELLS) {
+    test(`BOOT-04 BOOT-05 ${shell}: sudo gets exactly the six proxy names, env -u NODE_OPTIONS and no token`, async () => {
+      const home = await scratchHome();
+      const bin = await fakeBin({ id: fakeId, sudo: fakeSudo });
+      const t = token();
+      const r = await run(shell, installLine(t), home, {
+        PATH: `${bin}:${BASE_PATH}`,
+        NODE_OPTIONS: '--require /nonexistent.js',
+        https_proxy: 'http://proxy.invalid:3128',
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const sudoArgv = (await readFile(join(home, 'sudo-argv'), 'utf8')).split('\n').slice(0, -1);
+      assert.deepEqual(sudoArgv, [
+        `--preserve-env=${PROXY_NAMES.join(',')}`,
+        '--',
+        'env',
+        '-u',
+        'NODE_OPTIONS',
+        join(bootstrapDir(home), sha256),
+        'install',
+        '--core-url',
+        core.core_url,
+        '--installation-id',
+        ID,
+      ]);
+      const out = fake(r.stdout);
+      assert.equal(out.stdin, t, 'the token went through sudo on stdin');
+      assert.equal(out.nodeOptions, '<unset>', 'cleared on the far side of sudo');
+    });
+  }
+
+  test('BOOT-04 not root and no sudo: the line says so before downloading', async () => {
+    const home = await scratchHome();
+    const path = await pathWithout(['sudo', 'id'], { id: fakeId });
+    const r = await run('/bin/dash', installLine(token()), home, { PATH: path });
+    assert.equal(r.code, LINE_EXIT.unsupportedHost);
+    assert.equal(
+      r.stderr,
+      'oac-node: this command needs sudo; install it and run the command again\n',
+    );
+    assert.equal((await installerRequests()).length, 0);
+  });
+
+  test('BOOT-07 the uninstall line goes through sudo the same way, with --force', async () => {
+    const home = await scratchHome();
+    const bin = await fakeBin({ id: fakeId, sudo: fakeSudo });
+    const line = renderUninstallCommand({
+      consoleUrl: core.console_url,
+      installationId: ID,
+      installerSha256: sha256,
+      force: true,
+    });
+    const r = await run('/bin/bash', line, home, { PATH: `${bin}:${BASE_PATH}` });
+    assert.equal(r.code, 0, r.stderr);
+    const sudoArgv = (await readFile(join(home, 'sudo-argv'), 'utf8')).split('\n').slice(0, -1);
+    assert.deepEqual(sudoArgv.slice(0, 5), [
+      `--preserve-env=${PROXY_NAMES.join(',')}`,
+      '--',
+      'env',
+      '-u',
+      'NODE_OPTIONS',
+    ]);
+    assert.deepEqual(sudoArgv.slice(6), ['uninstall', '--installation-id', ID, '--force']);
+  });
+});
+
+describe('the uninstall line, run for real', () => {
+  for (const shell of SHELLS) {
+    test(`BOOT-07 ${shell}: downloads, verifies and runs uninstall --installation-id ID [--force], stdin empty`, async () => {
+      const home = await scratchHome();
+      for (const force of [false, true]) {
+        const line = renderUninstallCommand({
+          consoleUrl: core.console_url,
+          installationId: ID,
+          installerSha256: sha256,
+          force,
+        });
+        const r = await run(shell, line, home, { NO_COLOR: 'yes' });
+        assert.equal(r.code, 0, r.stderr);
+        const out = fake(r.stdout);
+        assert.deepEqual(out.argv, [
+          'uninstall',
+          '--installation-id',
+          ID,
+          ...(force ? ['--force'] : []),
+          '--no-color',
+        ]);
+        assert.equal(out.stdin, '<none>');
+      }
+      assert.equal((await installerRequests()).length, 1, 'the second line reused the download');
+    });
+  }
+
+  test("BOOT-07 the kept installer runs by hand when Core is gone (the guide's recovery)", async () => {
+    const home = await scratchHome();
+    const r = await run('/bin/dash', installLine(token()), home);
+    assert.equal(r.code, 0, r.stderr);
+    // What the guide tells the operator to run, minus sudo (this test is root).
+    const byHand = await run(
+      '/bin/dash',
+      `~/.oac/node-bootstrap/${sha256} uninstall --installation-id ${ID} --force </dev/null`,
+      home,
+    );
+    assert.equal(byHand.code, 0, byHand.stderr);
+    assert.deepEqual(fake(byHand.stdout).argv, ['uninstall', '--installation-id', ID, '--force']);
+  });
+});
+
+describe('oac-node command (src/cli, run with tsx)', () => {
+  function cli(args: string[], stdin: string): Promise<LineRun> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/entry.ts', 'command', ...args],
+        { cwd: repoRoot, env: { PATH: BASE_PATH, HOME: work }, stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+      child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code, stdout, stderr }));
+      child.stdin.end(stdin);
+    });
+  }
+
+  test('BOOT-05 BOOT-06 prints the install line with the console checksum; the line runs', async () => {
+    const t = token();
+    const r = await cli(['--core-url', core.core_url, '--installation-id', ID], `${t}\n`);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `${installLine(t)}\n`);
+    const home = await scratchHome();
+    const ran = await run('/bin/dash', r.stdout.trimEnd(), home);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(fake(ran.stdout).stdin, t);
+  });
+
+  test('BOOT-07 --uninstall --force prints the uninstall line and reads no token', async () => {
+    const r = await cli(
+      ['--core-url', core.core_url, '--installation-id', ID, '--uninstall', '--force'],
+      '',
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      r.stdout,
+      `${renderUninstallCommand({ consoleUrl: core.console_url, installationId: ID, installerSha256: sha256, force: true })}\n`,
+    );
+  });
+
+  test('a console without SHA256SUMS: exit 1 naming the answer, with a hint', async () => {
+    await core.coreApi('PUT', '/__fixture/faults', {
+      target: '/node-install/SHA256SUMS',
+      fault: { kind: 'absent' },
+    });
+    const r = await cli(['--core-url', core.core_url, '--installation-id', ID], `${token()}\n`);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(
+      r.stderr,
+      /^oac-node: Core answered HTTP 404 to GET \/node-install\/SHA256SUMS\n {2}hint: .*--installer-sha256/,
+    );
+  });
+
+  test('bad input: exit 2 and one line naming what to fix', async () => {
+    const r = await cli(
+      ['--core-url', 'http://core.example.com', '--installation-id', ID],
+      `${token()}\n`,
+    );
+    assert.equal(r.code, 2);
+    assert.equal(
+      r.stderr,
+      'oac-node: The Core URL must use https (plain http is allowed only for loopback addresses): http://core.example.com\n',
+    );
+    const noToken = await cli(['--core-url', core.core_url, '--installation-id', ID], '');
+    assert.equal(noToken.code, 2);
+    assert.equal(noToken.stderr, 'oac-node: Standard input holds no enrollment token\n');
+  });
+});

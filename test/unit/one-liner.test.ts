@@ -1,0 +1,410 @@
+// The one-line install and uninstall commands (installer/one-liner.ts) as text: their shape,
+// what they embed and refuse, the quoting of hostile values proven by real shells, and
+// shellcheck. test/host/one-liner.test.ts runs the same lines for real.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import {
+  LINE_EXIT,
+  LINE_MESSAGES,
+  PROXY_NAMES,
+  renderInstallCommand,
+  renderUninstallCommand,
+  shQuote,
+  type InstallCommandInput,
+} from '../../installer/one-liner.ts';
+import { UsageError } from '../../src/errors.ts';
+
+const SHA = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+const TOKEN = 'oact_Zm9vYmFyYmF6cXV4LXRva2VuLTEyMzQ1Njc4OQ';
+const INPUT: InstallCommandInput = {
+  consoleUrl: 'https://core.example.com',
+  coreUrl: 'https://core.example.com',
+  installationId: '3f2c1a9e-6a4b-4c1e-9d2f-0b8a7c6d5e4f',
+  installerSha256: SHA,
+  token: TOKEN,
+};
+const install = renderInstallCommand(INPUT);
+const uninstall = renderUninstallCommand({ ...INPUT, force: false });
+const uninstallForce = renderUninstallCommand({ ...INPUT, force: true });
+const loopback = renderInstallCommand({
+  ...INPUT,
+  consoleUrl: 'http://127.0.0.1:8080',
+  coreUrl: 'http://127.0.0.1:8080',
+});
+const ALL = { install, uninstall, uninstallForce, loopback };
+
+function occurrences(text: string, what: string): number {
+  return text.split(what).length - 1;
+}
+
+function run(command: string, args: string[], input?: string) {
+  return spawnSync(command, args, { input, encoding: 'utf8' });
+}
+
+describe('BOOT-01 one line, leading space, subshell under umask 077', () => {
+  for (const [name, line] of Object.entries(ALL)) {
+    test(`BOOT-01 ${name}: one line that starts with a space and is one subshell`, () => {
+      assert.doesNotMatch(line, /[\n\r]/);
+      assert.ok(line.startsWith(' ('), 'starts with a space, then the subshell');
+      assert.ok(line.endsWith(')'));
+      // The only top-level construct is the subshell: its closing parenthesis is the last byte.
+      assert.equal(line.indexOf(' (set +Ceux; umask 077; '), 0);
+    });
+  }
+
+  test('BOOT-01 umask 077 comes before anything is created or downloaded', () => {
+    const umask = install.indexOf('umask 077');
+    for (const later of ['mkdir', 'curl ', 'gzip -d', 'command exec 9>']) {
+      assert.ok(install.indexOf(later) > umask, later);
+    }
+  });
+
+  test('BOOT-05 xtrace is switched off first, so a traced shell never prints the token', () => {
+    assert.ok(install.startsWith(' (set +Ceux;'));
+  });
+
+  test('interactive shells: no `!` (history expansion) and no word starting with `=`', () => {
+    for (const line of Object.values(ALL)) {
+      assert.ok(!line.includes('!'));
+      assert.doesNotMatch(line, /(^|\s)=\S/);
+    }
+  });
+});
+
+describe('BOOT-02 host checks before downloading', () => {
+  test('BOOT-02 Linux x86-64 and the four tools are checked before mkdir and curl', () => {
+    const uname = install.indexOf('a="$(uname -s) $(uname -m)"');
+    const tools = install.indexOf('for t in curl sha256sum flock gzip sudo; do');
+    assert.ok(uname > 0 && tools > uname);
+    assert.ok(install.indexOf('mkdir -p') > tools);
+    assert.ok(install.indexOf('curl -q') > tools);
+    assert.ok(install.includes("case $a in 'Linux x86_64') ;; *) "));
+  });
+
+  test('BOOT-02 each refusal is one line naming what is missing, and a non-zero status', () => {
+    assert.ok(
+      install.includes(
+        `echo "oac-node: this command needs $t; install it and run the command again" >&2; exit ${LINE_EXIT.unsupportedHost};`,
+      ),
+    );
+    assert.ok(install.includes(`echo "${LINE_MESSAGES.unsupportedHost}" >&2`));
+    // sudo is needed only when the shell is not root.
+    assert.ok(install.includes('[ "$t$r" = sudo0 ] || command -v "$t" >/dev/null 2>&1 ||'));
+  });
+});
+
+describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', () => {
+  test('BOOT-03 ~/.oac/node-bootstrap is created and made 0700, then locked with flock', () => {
+    assert.ok(install.includes('d="${HOME:?}/.oac/node-bootstrap"'));
+    assert.ok(install.includes('mkdir -p "$d" && chmod 0700 "$d" && command exec 9>"$d/lock"'));
+    assert.ok(install.includes('flock -n 9 ||'));
+    assert.ok(install.indexOf('flock -n 9') < install.indexOf('curl -q'));
+    assert.ok(install.indexOf('exec 9>&-') > install.indexOf('mv -f'), 'lock held until unpacked');
+  });
+
+  test('BOOT-03 the runnable installer is named by the checksum; a present one is reused', () => {
+    assert.ok(install.includes(`s='${SHA}'`));
+    assert.ok(install.includes('x="$d/$s"; p="$x.gz.part"'));
+    assert.ok(install.includes('[ -x "$x" ] || { '));
+  });
+
+  test('BOOT-03 at most three tries, each starting by clearing the unfinished download', () => {
+    assert.ok(install.includes('while :; do n=$((n+1)); rm -f "$p"; h=$(curl '));
+    assert.ok(install.includes(`[ "$n" -lt 3 ] || { rm -f "$p"; echo "`));
+    assert.ok(install.includes('0:408|0:429|0:5??|[1-9]*) ;;'), 'temporary failures retry');
+  });
+
+  test('BOOT-03 curl ignores ~/.curlrc, follows redirects, and keeps to https for an https console', () => {
+    assert.ok(install.includes("curl -q -sS -L --proto '=https' "));
+    assert.ok(loopback.includes("curl -q -sS -L --noproxy '*' --proto '=http,https' "));
+    assert.ok(install.includes("'https://core.example.com/node-install/oac-node.gz'"));
+  });
+
+  test('BOOT-06 the checksum is verified before unpacking with gzip -d; a mismatch says what to do', () => {
+    const verify = install.indexOf('[ "${v%% *}" = "$s" ] ||');
+    assert.ok(verify > install.indexOf('v=$(sha256sum <"$p")'));
+    assert.ok(install.indexOf('gzip -d <"$p" >"$x.part"') > verify);
+    assert.ok(
+      install.includes(
+        `echo "oac-node: the downloaded installer does not match this command's checksum; copy a fresh command from Web and run it again" >&2; exit ${LINE_EXIT.checksumMismatch};`,
+      ),
+    );
+  });
+});
+
+describe('BOOT-04 sudo unless root, exactly six names preserved, NODE_OPTIONS cleared', () => {
+  test('BOOT-04 sudo is added only when the shell is not root', () => {
+    assert.ok(install.includes('r=$(id -u)'));
+    assert.ok(install.includes('[ "$r" = 0 ] || set -- sudo --preserve-env='));
+    assert.equal(occurrences(install, 'sudo --'), 1);
+  });
+
+  test('BOOT-04 --preserve-env names exactly the six proxy variables, nothing else', () => {
+    for (const line of Object.values(ALL)) {
+      const found = [...line.matchAll(/--preserve-env=(\S+)/g)].map((m) => m[1]);
+      assert.deepEqual(found, [PROXY_NAMES.join(',')]);
+      assert.deepEqual(found[0]?.split(','), [
+        'http_proxy',
+        'https_proxy',
+        'no_proxy',
+        'HTTP_PROXY',
+        'HTTPS_PROXY',
+        'NO_PROXY',
+      ]);
+      assert.doesNotMatch(line, /sudo (-\S+ )*-E\b|--preserve-env /);
+    }
+  });
+
+  test('BOOT-04 env -u NODE_OPTIONS executes the installer, on the far side of sudo', () => {
+    assert.ok(install.includes('set -- env -u NODE_OPTIONS "$x" install '));
+    // sudo wraps the env command, so env runs as root after sudo built the environment.
+    assert.ok(
+      install.includes(`set -- sudo --preserve-env=${PROXY_NAMES.join(',')} -- "$@"; printf`),
+    );
+  });
+});
+
+describe('BOOT-05 the token on standard input only; NO_COLOR', () => {
+  test('BOOT-05 the token appears once, as the argument of the printf builtin piped to the installer', () => {
+    assert.equal(occurrences(install, TOKEN), 1);
+    assert.ok(install.endsWith(`; printf '%s\\n' '${TOKEN}' | "$@")`));
+    // Never in an assignment, an export, an argument list or a file.
+    assert.doesNotMatch(install, new RegExp(`=\\S*${TOKEN}`));
+  });
+
+  test('BOOT-05 the installer gets install --core-url URL --installation-id ID, no token', () => {
+    assert.ok(
+      install.includes(
+        `"$x" install --core-url 'https://core.example.com' --installation-id '${INPUT.installationId}';`,
+      ),
+    );
+  });
+
+  test('BOOT-05 NO_COLOR set and non-empty adds --no-color', () => {
+    for (const line of Object.values(ALL)) {
+      assert.ok(line.includes('[ -z "${NO_COLOR:-}" ] || set -- "$@" --no-color;'));
+    }
+  });
+});
+
+describe('BOOT-06 BOOT-07 what the lines embed; the uninstall line', () => {
+  test('BOOT-06 the install line embeds the Core address, checksum, installation ID and token', () => {
+    for (const value of [INPUT.coreUrl, SHA, INPUT.installationId, TOKEN]) {
+      assert.ok(install.includes(`'${value}`), value);
+    }
+  });
+
+  test('BOOT-07 the uninstall line has the same shape, no token, and --force only when asked', () => {
+    const head = install.slice(0, install.indexOf('set -- env'));
+    assert.equal(uninstall.slice(0, head.length), head, 'same checks, download and lock');
+    assert.ok(!uninstall.includes(TOKEN) && !uninstall.includes('printf'));
+    assert.ok(
+      uninstall.includes(
+        `set -- env -u NODE_OPTIONS "$x" uninstall --installation-id '${INPUT.installationId}'; [`,
+      ),
+    );
+    assert.ok(
+      uninstallForce.includes(
+        `"$x" uninstall --installation-id '${INPUT.installationId}' --force; [`,
+      ),
+    );
+    assert.ok(!uninstall.includes('--force'));
+    assert.ok(uninstall.endsWith('; "$@" </dev/null)'));
+    assert.ok(uninstall.includes('[ "$r" = 0 ] || set -- sudo --preserve-env='));
+  });
+});
+
+describe('SEC-01 SEC-04 every embedded value is validated first', () => {
+  const refuses = (patch: Partial<InstallCommandInput>, pattern: RegExp): void => {
+    assert.throws(
+      () => renderInstallCommand({ ...INPUT, ...patch }),
+      (error: unknown) => {
+        assert.ok(error instanceof UsageError, String(error));
+        assert.equal(error.exitCode, 2);
+        assert.match(error.message, pattern);
+        assert.doesNotMatch(error.message, /\n/);
+        return true;
+      },
+    );
+  };
+
+  test('SEC-01 URLs: https, or http on loopback only; no credentials, query or fragment', () => {
+    refuses({ coreUrl: 'http://core.example.com' }, /must use https/);
+    refuses({ consoleUrl: 'http://10.0.0.1:8080' }, /must use https/);
+    refuses({ coreUrl: 'ftp://core.example.com' }, /must use https/);
+    refuses({ coreUrl: 'not a url' }, /not a valid URL/);
+    refuses({ consoleUrl: 'https://user:pw@core.example.com' }, /not a valid URL/);
+    refuses({ consoleUrl: 'https://core.example.com/?a=1' }, /query or a fragment/);
+    refuses({ coreUrl: 'https://core.example.com/#x' }, /query or a fragment/);
+    refuses({ coreUrl: 'https://core.example.com/api' }, /origin without a path/);
+    refuses({ consoleUrl: "https://core.example.com/a'b" }, /does not embed/);
+    refuses({ consoleUrl: 'https://core.example.com/$(id)' }, /does not embed/);
+    refuses({ consoleUrl: 'https://core.example.com/a!b' }, /does not embed/);
+    for (const ok of ['http://127.0.0.1:1', 'http://localhost:8080', 'http://[::1]:9']) {
+      assert.ok(renderInstallCommand({ ...INPUT, consoleUrl: ok, coreUrl: ok }).includes(ok));
+    }
+    // A console under a path prefix keeps it; a trailing slash is dropped.
+    const prefixed = renderInstallCommand({ ...INPUT, consoleUrl: 'https://c.example/console/' });
+    assert.ok(prefixed.includes("'https://c.example/console/node-install/oac-node.gz'"));
+  });
+
+  test('SEC-04 installation ID: 1 to 64 of [A-Za-z0-9._-], starting with a letter or digit', () => {
+    for (const bad of ['', 'a'.repeat(65), '-x', '.', '..', 'a b', "a'b", 'a/b', 'a\nb', 'é']) {
+      refuses({ installationId: bad }, /installation ID/);
+    }
+    for (const ok of ['a', 'A.b_c-9', 'x'.repeat(64)]) {
+      assert.ok(renderInstallCommand({ ...INPUT, installationId: ok }).includes(`'${ok}'`));
+    }
+  });
+
+  test("SEC-04 the installer's SHA-256: 64 lowercase hex digits", () => {
+    for (const bad of ['', SHA.toUpperCase(), SHA.slice(1), `${SHA}0`, `${SHA.slice(1)}g`]) {
+      refuses({ installerSha256: bad }, /SHA-256/);
+    }
+  });
+
+  test('SEC-03 SEC-04 token: 16 to 512 of [A-Za-z0-9._~-], and a refusal never repeats it', () => {
+    const bad = [
+      'short',
+      'x'.repeat(513),
+      'abcdefghijklmnop q',
+      "abcdefghijklmnop'",
+      'abcdefghijklmnop$(id)',
+      'abcdefghijklmnop\n',
+      'abcdefghijklmnop`id`',
+    ];
+    for (const token of bad) {
+      assert.throws(
+        () => renderInstallCommand({ ...INPUT, token }),
+        (error: unknown) =>
+          error instanceof UsageError &&
+          /enrollment token/.test(error.message) &&
+          !error.message.includes(token),
+      );
+    }
+    for (const token of ['a'.repeat(16), 'A-._~z'.repeat(80), 'x'.repeat(512)]) {
+      assert.ok(renderInstallCommand({ ...INPUT, token }).includes(`'${token}'`));
+    }
+  });
+
+  test('SEC-04 the uninstall line validates the same way', () => {
+    assert.throws(
+      () => renderUninstallCommand({ ...INPUT, installationId: '$(id)' }),
+      /installation ID/,
+    );
+    assert.throws(() => renderUninstallCommand({ ...INPUT, consoleUrl: 'http://x.example' }));
+  });
+});
+
+describe('quoting: no value can leave its word, even without validation', () => {
+  const hostile = [
+    "'",
+    "''",
+    "'\\''",
+    "it's",
+    "a'b'c'",
+    '$(touch CANARY)',
+    '`touch CANARY`',
+    '$HOME',
+    '${HOME}',
+    '"',
+    '";touch CANARY;"',
+    "'; touch CANARY; '",
+    'a;b',
+    'a && touch CANARY',
+    'a | touch CANARY',
+    'line\nbreak',
+    '\n',
+    '\\',
+    '\\\\',
+    "\\'",
+    '*',
+    '?[a]',
+    '~',
+    '!',
+    '!!',
+    '#comment',
+    '\t tab and space ',
+    '-n',
+    '--',
+    '',
+    'ünïcødé',
+    '>CANARY',
+    '<(touch CANARY)',
+  ];
+
+  for (const shell of ['dash', 'bash']) {
+    test(`SEC-04 ${shell} -c gives every hostile value back verbatim and runs none of it`, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'oac-quote-'));
+      try {
+        for (const value of hostile) {
+          const r = spawnSync(shell, ['-c', `printf '%s' ${shQuote(value)}`], {
+            cwd: dir,
+            encoding: 'utf8',
+          });
+          assert.equal(r.status, 0, JSON.stringify(value));
+          assert.equal(r.stdout, value, JSON.stringify(value));
+          // As one argument among others, too: the word ends where the quoting ends.
+          const r2 = spawnSync(
+            shell,
+            ['-c', `for w in A ${shQuote(value)} B; do printf '[%s]' "$w"; done`],
+            { cwd: dir, encoding: 'utf8' },
+          );
+          assert.equal(r2.stdout, `[A][${value}][B]`, JSON.stringify(value));
+        }
+        assert.deepEqual(readdirSync(dir), [], 'nothing ran');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  test('SEC-04 a NUL byte cannot be quoted and is refused', () => {
+    assert.throws(() => shQuote('a\0b'), /NUL/);
+  });
+
+  test("SEC-04 a single quote becomes '\\''", () => {
+    assert.equal(shQuote("it's"), "'it'\\''s'");
+  });
+});
+
+describe('shellcheck, dash and bash accept the lines', () => {
+  for (const [name, line] of Object.entries(ALL)) {
+    test(`BOOT-01 ${name}: shellcheck -s sh reports nothing`, () => {
+      const r = run('shellcheck', ['-s', 'sh', '-'], `${line}\n`);
+      assert.equal(r.error, undefined, 'shellcheck is installed (scripts/setup.sh)');
+      assert.equal(r.stdout + r.stderr, '');
+      assert.equal(r.status, 0);
+    });
+
+    test(`BOOT-01 ${name}: dash -n and bash -n parse it`, () => {
+      for (const shell of ['dash', 'bash']) {
+        const r = run(shell, ['-n'], `${line}\n`);
+        assert.equal(r.status, 0, `${shell}: ${r.stderr}`);
+      }
+    });
+  }
+});
+
+test('docs/one-line-command.md shows the exact line rendered for its example values', () => {
+  const doc = readFileSync(new URL('../../docs/one-line-command.md', import.meta.url), 'utf8');
+  const example = renderInstallCommand({
+    consoleUrl: 'https://core.example.com',
+    coreUrl: 'https://core.example.com',
+    installationId: '3f2c1a9e-6a4b-4c1e-9d2f-0b8a7c6d5e4f',
+    installerSha256: '84567e3427917bc6bcb4e110b0ec6c7120f51bfe7e05abcc97c7b837e79ff5c0',
+    token: 'EXAMPLE-enrollment-token-0123456789',
+  });
+  assert.ok(doc.includes(`\n${example}\n`), 'the install example is the rendered line');
+  const uninstallExample = renderUninstallCommand({
+    consoleUrl: 'https://core.example.com',
+    installationId: '3f2c1a9e-6a4b-4c1e-9d2f-0b8a7c6d5e4f',
+    installerSha256: '84567e3427917bc6bcb4e110b0ec6c7120f51bfe7e05abcc97c7b837e79ff5c0',
+    force: true,
+  });
+  assert.ok(doc.includes(`\n${uninstallExample}\n`), 'the uninstall example is the rendered line');
+});
