@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine of this kind lacks for the demo and the tests: Debian packages
-# (Docker engine, iptables for dockerd, a static busybox for the Runtime image, shellcheck) and
-# the npm dependencies from package-lock.json. Idempotent; quiet when there is nothing to do.
+# (Docker engine, iptables for dockerd, a static busybox for the Runtime image, shellcheck,
+# tinyproxy for the proxy tests, systemd-container + debootstrap + iproute2 for the throwaway
+# e2e hosts) and the npm dependencies from package-lock.json. Idempotent; quiet when there is
+# nothing to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(docker.io iptables busybox-static shellcheck)
+packages=(docker.io iptables busybox-static shellcheck tinyproxy systemd-container debootstrap iproute2)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -6,6 +6,7 @@ import { prepare } from '../../agent/prepare.ts';
 import { prepareRequest } from '../../agent/prepare-request.ts';
 import { ExitStatus, OacError } from '../../errors.ts';
 import type { EngineEvent } from '../../engine/events.ts';
+import { limitDownloadMemory } from '../../net/download-memory.ts';
 import { redactor } from '../../ui/redact.ts';
 import { readStdin } from '../stdin.ts';
 
@@ -13,6 +14,8 @@ export const prepareCommand: CommandModule = {
   command: '_prepare',
   describe: false,
   handler: async () => {
+    // The downloads happen here: keep their peak memory low (bench/download.ts, DL-02).
+    limitDownloadMemory();
     const print = (event: EngineEvent) =>
       process.stdout.write(`${redactor.redact(JSON.stringify(event))}\n`);
     const parsed = prepareRequest.safeParse(JSON.parse((await readStdin(1024 * 1024)) || 'null'));

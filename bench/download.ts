@@ -1,0 +1,189 @@
+// `node --import tsx bench/download.ts [--size-mib 1024] [--runs 3]`: the installer's download +
+// verify of one large file against `curl -o f && sha256sum f`, in the same run, from the same
+// local server (the reference Core's console, on loopback). Prints the wall times, their ratio
+// (target ≤ 0.8) and the downloader's peak RSS (target ≤ 100 MB). It prints figures; it is not a
+// test (DESIGN.md "Tests, in tiers"). See bench/README.md.
+//
+// The downloader runs in a child process bundled by esbuild the way `npm run build` bundles the
+// product (CommonJS, node20), so its peak RSS is the product's code and nothing of tsx.
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { startCore } from '../test/helpers/core.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const RELEASE = '0.0.0-benchdownload';
+const NAME = `oac-node-${RELEASE}-linux-amd64.gz`;
+
+// The child: the product's downloadFile with the product's dispatcher, nothing else.
+const CHILD_SOURCE = `
+import { readFileSync } from 'node:fs';
+import { createDispatcher } from './src/net/dispatcher.ts';
+import { downloadFile } from './src/net/download.ts';
+import { limitDownloadMemory } from './src/net/download-memory.ts';
+
+async function main(): Promise<void> {
+  const [url, dest, size, sha256, mode] = process.argv.slice(2);
+  if (mode === 'limited') limitDownloadMemory();
+  const dispatcher = createDispatcher();
+  const started = performance.now();
+  const outcome = await downloadFile({ url: url!, dest: dest!, size: Number(size), sha256: sha256!, dispatcher });
+  const ms = performance.now() - started;
+  await dispatcher.close();
+  const hwm = /VmHWM:\\s+(\\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  process.stdout.write(JSON.stringify({ outcome, ms, maxRssKiB: process.resourceUsage().maxRSS, vmHwmKiB: Number(hwm) }) + '\\n');
+}
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+`;
+
+interface ChildResult {
+  outcome: string;
+  ms: number;
+  maxRssKiB: number;
+  vmHwmKiB: number;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'size-mib': { type: 'string', default: '1024' },
+      runs: { type: 'string', default: '3' },
+    },
+  });
+  const size = Number(values['size-mib']) * 1024 * 1024;
+  const runs = Number(values.runs);
+  const work = await mkdtemp(join(tmpdir(), 'oac-bench-download-'));
+  let core: Awaited<ReturnType<typeof startCore>> | undefined;
+  try {
+    process.stdout.write(`bench/download: ${values['size-mib']} MiB file, ${runs} runs each\n`);
+    const releaseDir = join(work, 'release');
+    const sha256 = await writeRandomFile(join(releaseDir, NAME), size);
+    await writeFile(
+      join(releaseDir, 'manifest.json'),
+      JSON.stringify({
+        format: 1,
+        release: RELEASE,
+        created_at: '2026-01-01T00:00:00.000Z',
+        files: [{ name: NAME, size, sha256, kind: 'node-program', provider: 'any' }],
+      }),
+    );
+    core = await startCore(['--release-dir', releaseDir]);
+    const url = `${core.console_url}/node-files/${RELEASE}/${NAME}`;
+    const child = join(work, 'download-child.cjs');
+    await bundleChild(child);
+
+    // Three contenders per run: curl + sha256sum, the installer with limitDownloadMemory() (what
+    // the CLI calls at startup) and the installer with V8's defaults.
+    const contenders = ['curl', 'limited', 'default'] as const;
+    type Who = (typeof contenders)[number];
+    const ms: Record<Who, number[]> = { curl: [], limited: [], default: [] };
+    const peakKiB: Record<Who, number> = { curl: 0, limited: 0, default: 0 };
+    for (let run = 1; run <= runs; run += 1) {
+      const dest = join(work, `run-${run}`);
+      // Rotate who goes first, so no one always gets the warmer page cache.
+      const order = contenders.map((_, i) => contenders[(i + run - 1) % contenders.length]!);
+      for (const who of order) {
+        const started = performance.now();
+        if (who === 'curl') {
+          const script = 'curl -sS -o "$1" "$2" && sha256sum "$1"';
+          const out = await exec('sh', ['-c', script, 'sh', dest, url]);
+          if (!out.startsWith(sha256)) throw new Error(`curl + sha256sum printed ${out}`);
+        } else {
+          const out = await exec(process.execPath, [child, url, dest, String(size), sha256, who]);
+          const result = JSON.parse(out) as ChildResult;
+          if (result.outcome !== 'downloaded') throw new Error(`downloader said ${out}`);
+          peakKiB[who] = Math.max(peakKiB[who], result.maxRssKiB, result.vmHwmKiB);
+        }
+        ms[who].push(performance.now() - started);
+        await rm(dest, { force: true });
+      }
+      const line = contenders.map((who) => `${who} ${seconds(ms[who].at(-1))}`).join('  ');
+      process.stdout.write(`  run ${run}: ${line}\n`);
+    }
+    const ratio = (who: Who) => median(ms[who]) / median(ms.curl);
+    const mb = (who: Who) => (peakKiB[who] * 1024) / 1e6;
+    const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+    process.stdout.write(
+      [
+        `median curl -o f && sha256sum f:           ${seconds(median(ms.curl))}`,
+        ...(['limited', 'default'] as const).map(
+          (who) =>
+            `installer (${who.padEnd(7)}) download+verify: ${seconds(median(ms[who]))}  ` +
+            `ratio ${ratio(who).toFixed(2)} (target <= 0.8: ${verdict(ratio(who) <= 0.8)})  ` +
+            `peak RSS ${mb(who).toFixed(1)} MB (target <= 100 MB: ${verdict(mb(who) <= 100)})`,
+        ),
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await core?.stop();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Random bytes written in 16 MiB pieces and hashed on the way; returns the SHA-256. */
+async function writeRandomFile(path: string, size: number): Promise<string> {
+  await mkdir(dirname(path), { recursive: true });
+  const hash = createHash('sha256');
+  const handle = await open(path, 'w');
+  try {
+    for (let written = 0; written < size;) {
+      const piece = randomBytes(Math.min(16 * 1024 * 1024, size - written));
+      hash.update(piece);
+      await handle.write(piece);
+      written += piece.length;
+    }
+  } finally {
+    await handle.close();
+  }
+  return hash.digest('hex');
+}
+
+async function bundleChild(outfile: string): Promise<void> {
+  await build({
+    stdin: { contents: CHILD_SOURCE, resolveDir: root, loader: 'ts', sourcefile: 'bench-child.ts' },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    logLevel: 'warning',
+  });
+}
+
+function exec(command: string, args: string[]): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolvePromise(stdout.trim())
+        : reject(new Error(`${command} exited with ${code}: ${stderr.trim()}`)),
+    );
+  });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+function seconds(ms: number | undefined): string {
+  return `${((ms ?? 0) / 1000).toFixed(2)} s`;
+}
+
+await main();

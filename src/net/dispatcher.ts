@@ -1,0 +1,140 @@
+// The one undici dispatcher of the program (DESIGN.md "Network"): built once from a snapshot of
+// the six proxy variables, it routes EVERY request on its own with our resolver (proxy-env.ts):
+// a plain Agent for direct requests, or a cached ProxyAgent per proxy. Routing per request, not
+// per download, matters after redirects: a dispatcher chosen once kept using the proxy after a
+// redirect to a no_proxy host (shared/recipes/proxy-with-undici.md).
+//
+// TLS verification is always on (SEC-01). `ca` and `lookup` exist for tests only: a test CA for
+// a local https server, and a resolver that maps test names to loopback without any DNS query.
+import type { LookupFunction } from 'node:net';
+import { Agent, Dispatcher, ProxyAgent } from 'undici';
+import { redactor as processRedactor, type Redactor } from '../ui/redact.ts';
+import {
+  describeRoute as routeLine,
+  parseProxyEnv,
+  proxyEnvFrom,
+  resolveRoute,
+  type ProxyEnv,
+  type ProxySettings,
+  type Route,
+} from './proxy-env.ts';
+
+export interface DispatcherOptions {
+  /** The proxy variables; default: the six names of process.env, read now, once. */
+  env?: ProxyEnv;
+  /** Tests only: extra trusted CA certificates (PEM). */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** Tests only: how host names are resolved (never DNS for test names). */
+  lookup?: LookupFunction;
+  connectTimeoutMs?: number;
+  /** Where proxy credentials are registered for redaction (SEC-03); default the process's. */
+  redactor?: Redactor;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+
+export class RoutingDispatcher extends Dispatcher {
+  readonly settings: ProxySettings;
+  private readonly direct: Agent;
+  private readonly proxies = new Map<string, ProxyAgent>();
+  private readonly options: DispatcherOptions;
+
+  constructor(options: DispatcherOptions = {}) {
+    super();
+    this.options = options;
+    // Parsing first: a bad variable fails here, before any request (one OacError naming it).
+    this.settings = parseProxyEnv(options.env ?? proxyEnvFrom(process.env));
+    const redactor = options.redactor ?? processRedactor;
+    for (const proxy of [this.settings.http, this.settings.https]) {
+      if (proxy?.credentials === undefined) continue;
+      const { username, password } = proxy.credentials;
+      redactor.add(password);
+      redactor.add(`${username}:${password}`);
+      redactor.add(basicToken(username, password));
+    }
+    this.direct = new Agent({
+      connectTimeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      connect: this.tls(),
+    });
+  }
+
+  /** Which way a request to `url` goes. */
+  route(url: URL | string): Route {
+    return resolveRoute(this.settings, typeof url === 'string' ? new URL(url) : url);
+  }
+
+  /** The route line for the UI: `via proxy http://***@host:port`, `direct (loopback)`, … */
+  describeRoute(url: URL | string): string {
+    return routeLine(this.route(url));
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
+    const origin = options.origin;
+    if (origin === undefined) throw new TypeError('a request without an origin cannot be routed');
+    return this.dispatcherFor(this.route(new URL(String(origin)))).dispatch(options, handler);
+  }
+
+  override close(): Promise<void>;
+  override close(callback: () => void): void;
+  override close(callback?: () => void): Promise<void> | void {
+    const closing = Promise.all([this.direct, ...this.proxies.values()].map((d) => d.close()));
+    const done = closing.then(() => undefined);
+    if (callback === undefined) return done;
+    void done.then(callback);
+  }
+
+  override destroy(): Promise<void>;
+  override destroy(err: Error | null): Promise<void>;
+  override destroy(callback: () => void): void;
+  override destroy(err: Error | null, callback: () => void): void;
+  override destroy(
+    errOrCallback?: Error | null | (() => void),
+    callback?: () => void,
+  ): Promise<void> | void {
+    const err = typeof errOrCallback === 'function' ? null : (errOrCallback ?? null);
+    const cb = typeof errOrCallback === 'function' ? errOrCallback : callback;
+    const all = [this.direct, ...this.proxies.values()].map((d) => d.destroy(err));
+    const done = Promise.all(all).then(() => undefined);
+    if (cb === undefined) return done;
+    void done.then(cb);
+  }
+
+  private dispatcherFor(route: Route): Dispatcher {
+    if (route.kind === 'direct') return this.direct;
+    const key = route.proxy.href;
+    let agent = this.proxies.get(key);
+    if (agent === undefined) {
+      const tls = this.tls();
+      agent = new ProxyAgent({
+        uri: route.proxy.href, // never with credentials: they travel as a header only
+        // Plain http as a forwarded request, https through CONNECT: proxies that allow CONNECT
+        // only to 443 (squid's default, tinyproxy's ConnectPort) refuse a tunnel to port 80.
+        proxyTunnel: false,
+        connectTimeout: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        // Through a tunnel undici ignores `connect` and reads `requestTls` (recipe pitfall 2).
+        ...(tls === undefined ? {} : { requestTls: tls, proxyTls: tls }),
+        ...(route.credentials === undefined
+          ? {}
+          : { token: basicToken(route.credentials.username, route.credentials.password) }),
+      });
+      this.proxies.set(key, agent);
+    }
+    return agent;
+  }
+
+  private tls(): { ca?: DispatcherOptions['ca']; lookup?: LookupFunction } | undefined {
+    const { ca, lookup } = this.options;
+    if (ca === undefined && lookup === undefined) return undefined;
+    return { ...(ca === undefined ? {} : { ca }), ...(lookup === undefined ? {} : { lookup }) };
+  }
+}
+
+// RFC 7617; a user without a password is sent as `user:`, as curl does (undici sends nothing).
+function basicToken(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
+}
+
+/** The program's dispatcher, from the proxy variables of this moment. */
+export function createDispatcher(options: DispatcherOptions = {}): RoutingDispatcher {
+  return new RoutingDispatcher(options);
+}
