@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# The root file system of the e2e tier's throwaway hosts (docs/e2e-hosts.md): Debian 12 with
+# systemd as PID 1 and a Docker engine, built once with debootstrap and cached under a name that
+# is the hash of the build recipe, so it is rebuilt only when the recipe below changes. Tests
+# never write to it: each boot puts a fresh overlay on top (test/e2e/harness/host.ts).
+#
+#   bash scripts/e2e-rootfs.sh build   # build if missing (about 2 minutes), print the path
+#   bash scripts/e2e-rootfs.sh path    # print the path the current recipe builds (no build)
+#   bash scripts/e2e-rootfs.sh clean   # remove what finished or killed test runs left (hosts kept
+#                                      # with OAC_E2E_KEEP=1 too): containers, veths, cgroups,
+#                                      # scratch dirs; and builds of older recipes when idle
+#
+# Environment: OAC_E2E_CACHE (default /var/cache/oac-e2e) holds the builds; OAC_E2E_SCRATCH
+# (default /var/tmp/oac-e2e) the per-boot scratch dirs; OAC_E2E_MIRROR overrides the Debian
+# mirror, which is otherwise the one this machine's apt already uses.
+set -euo pipefail
+
+CACHE=${OAC_E2E_CACHE:-/var/cache/oac-e2e}
+SCRATCH=${OAC_E2E_SCRATCH:-/var/tmp/oac-e2e}
+# Every machine, scratch dir and cgroup the harness creates is named oac-e2e-<number>, its veth
+# ve-oac-e2e-<number> (test/e2e/harness/rootfs.ts): `clean` touches nothing else.
+MACHINE_PREFIX=oac-e2e-
+
+# ---- the recipe: everything below up to "end of recipe" is hashed into the cache name --------
+SUITE=bookworm
+VARIANT=minbase
+# sha256sum (coreutils), flock (util-linux), gzip, sh (dash), sudo and curl: what the one-line
+# install command runs. passwd (useradd) and login come with minbase.
+INCLUDE=systemd,systemd-sysv,dbus,docker.io,iptables,curl,sudo,ca-certificates,gzip,util-linux,procps,iproute2
+
+customize() {
+  local root=$1
+  echo oac-e2e >"$root/etc/hostname"
+  echo '127.0.1.1 oac-e2e' >>"$root/etc/hosts" # sudo resolves the host name
+  : >"$root/etc/machine-id" # empty: systemd makes a transient ID at each boot
+
+  # systemd-nspawn mounts the cgroup-v1 controllers read-only, and runc then fails with
+  # "read-only file system". A bind remount makes them writable (a plain remount,rw is "busy").
+  cat >"$root/usr/local/sbin/oac-e2e-cgroup-rw" <<'EOF'
+#!/bin/sh
+# Remounts each cgroup file system under /sys/fs/cgroup read-write (see the unit).
+for d in /sys/fs/cgroup /sys/fs/cgroup/*; do
+  if [ -d "$d" ] && mountpoint -q "$d"; then mount -o remount,bind,rw "$d" || exit 1; fi
+done
+EOF
+  chmod 0755 "$root/usr/local/sbin/oac-e2e-cgroup-rw"
+  cat >"$root/etc/systemd/system/oac-e2e-cgroup-rw.service" <<'EOF'
+[Unit]
+Description=Writable cgroup-v1 controllers for runc under systemd-nspawn (e2e test host)
+DefaultDependencies=no
+Before=sysinit.target containerd.service docker.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/local/sbin/oac-e2e-cgroup-rw
+
+[Install]
+WantedBy=sysinit.target
+EOF
+  systemctl --root="$root" enable oac-e2e-cgroup-rw.service containerd.service docker.service
+  # No unattended apt runs (they would try the network) in a host that lives a few seconds.
+  systemctl --root="$root" mask apt-daily.timer apt-daily-upgrade.timer
+
+  # A non-root user who may use sudo without a password: the sudo path of the one-liner.
+  # Debian's base-passwd already has an `operator` group (GID 37), so the user's group is `users`.
+  chroot "$root" useradd --create-home --shell /bin/bash --gid users --comment 'e2e operator' operator
+  echo 'operator ALL=(ALL:ALL) NOPASSWD: ALL' >"$root/etc/sudoers.d/oac-e2e-operator"
+  chmod 0440 "$root/etc/sudoers.d/oac-e2e-operator"
+  chroot "$root" visudo -c -q
+
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*_Packages
+}
+# ---- end of recipe ----------------------------------------------------------------------------
+
+die() {
+  echo "e2e-rootfs: $*" >&2
+  exit 1
+}
+
+recipe_hash() {
+  # declare -f prints the function without comments: editing a comment does not rebuild.
+  { echo "$SUITE $VARIANT $INCLUDE"; declare -f customize; } | sha256sum | cut -c1-16
+}
+
+rootfs_path() { echo "$CACHE/rootfs-$(recipe_hash)"; }
+
+# The first URI of a `bookworm` (not -security/-updates) entry in this machine's apt sources.
+mirror() {
+  if [[ -n ${OAC_E2E_MIRROR:-} ]]; then
+    echo "$OAC_E2E_MIRROR"
+    return
+  fi
+  local f found=
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [[ -r $f ]] || continue
+    # deb822 stanzas are separated by blank lines; print the URI of one whose Suites has $SUITE.
+    found=$(awk -v suite="$SUITE" '
+      BEGIN { RS = ""; FS = "\n" }
+      {
+        uri = ""; ok = 0
+        for (i = 1; i <= NF; i++) {
+          if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); uri = a[2] }
+          if ($i ~ /^Suites:/) { n = split($i, s, /[ \t]+/); for (j = 2; j <= n; j++) if (s[j] == suite) ok = 1 }
+        }
+        if (ok && uri != "") { print uri; exit }
+      }' "$f")
+    [[ -z $found ]] || break
+  done
+  if [[ -z $found ]]; then
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+      [[ -r $f ]] || continue
+      found=$(awk -v suite="$SUITE" '
+        $1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ } if ($(i + 1) == suite) { print $i; exit } }' "$f")
+      [[ -z $found ]] || break
+    done
+  fi
+  [[ -n $found ]] || die "no '$SUITE' entry in /etc/apt/sources.list{,.d}: set OAC_E2E_MIRROR"
+  echo "$found"
+}
+
+build() {
+  [[ $(id -u) -eq 0 ]] || die "run as root (debootstrap, chroot)"
+  command -v debootstrap >/dev/null || die "debootstrap is missing: run 'bash scripts/setup.sh'"
+  local target tmp started
+  target=$(rootfs_path)
+  if [[ -d $target ]]; then
+    echo "$target"
+    return
+  fi
+  mkdir -p "$CACHE"
+  # One build at a time; a second caller waits, then finds the tree the first one built.
+  exec 9>"$CACHE/.build.lock"
+  flock 9
+  if [[ -d $target ]]; then
+    echo "$target"
+    return
+  fi
+  # Under the lock, any half-built tree belongs to a build that died: remove it.
+  rm -rf "$CACHE"/rootfs-*.tmp-*
+  tmp=$target.tmp-$$
+  started=$(date +%s)
+  echo "e2e-rootfs: building $target (debootstrap $SUITE from $(mirror), about 2 minutes)" >&2
+  if ! debootstrap --variant="$VARIANT" --include="$INCLUDE" "$SUITE" "$tmp" "$(mirror)" \
+    >"$CACHE/build.log" 2>&1; then
+    tail -n 20 "$CACHE/build.log" >&2
+    rm -rf "$tmp"
+    die "debootstrap failed; full log: $CACHE/build.log"
+  fi
+  if ! customize "$tmp" >>"$CACHE/build.log" 2>&1; then
+    tail -n 20 "$CACHE/build.log" >&2
+    rm -rf "$tmp"
+    die "customizing the tree failed; full log: $CACHE/build.log"
+  fi
+  { echo "$SUITE $VARIANT $INCLUDE"; declare -f customize; } >"$target.recipe"
+  mv -T "$tmp" "$target" # atomic: a tree under the final name is always complete
+  echo "e2e-rootfs: built in $(($(date +%s) - started)) s, $(du -sh "$target" | cut -f1)" >&2
+  echo "$target"
+}
+
+# Field 22 of /proc/PID/stat (the start time): with the PID it names one process for good.
+# Fails for a process that is gone or a zombie.
+proc_start() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  # shellcheck disable=SC2086 # split the fields on purpose: $1 is now field 3 (state)
+  set -- $stat
+  [[ $1 != Z ]] || return 1 # a zombie is dead, just not yet reaped
+  echo "${20}"
+}
+
+# True when FILE ("PID START", written by the harness) names a process that is still running.
+recorded_alive() {
+  local pid start
+  read -r pid start <"$1" 2>/dev/null || return 1
+  [[ $pid =~ ^[0-9]+$ && $pid -gt 1 && $(proc_start "$pid" || true) == "$start" ]]
+}
+
+# Removes one host's leftovers: its processes (by recorded PID and start time only), veth,
+# nspawn propagate dir, cgroups and scratch dir.
+remove_host() {
+  local dir=$1 name f pid
+  name=$(basename "$dir")
+  for f in launcher nspawn leader; do
+    if recorded_alive "$dir/$f.pid"; then
+      read -r pid _ <"$dir/$f.pid"
+      echo "e2e-rootfs: killing $name's $f (PID $pid)"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+  for _ in $(seq 50); do
+    recorded_alive "$dir/launcher.pid" || recorded_alive "$dir/nspawn.pid" ||
+      recorded_alive "$dir/leader.pid" || break
+    sleep 0.1
+  done
+  remove_runtime_state "$dir"
+  rm -rf "$dir"
+  echo "e2e-rootfs: removed $dir"
+}
+
+remove_runtime_state() {
+  local dir=$1 name cg
+  name=$(basename "$dir")
+  ip link del "ve-$name" 2>/dev/null || true
+  rm -rf "/run/systemd/nspawn/propagate/$name"
+  # The cgroups test/e2e/harness/launch.sh made (and listed), with what the host's Docker made in them.
+  while read -r cg; do
+    [[ $cg == /sys/fs/cgroup/*/oac-e2e/"$name" && -d $cg ]] || continue
+    find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  done <"$dir/cgroups" 2>/dev/null || true
+}
+
+# clean: every host whose test process is gone, kept ones (OAC_E2E_KEEP=1) included, then
+# builds of other recipes when no host runs at all. clean --stale (run by the harness before
+# its first boot): the same for hosts not kept, and no builds.
+clean() {
+  [[ $(id -u) -eq 0 ]] || die "run as root"
+  local mode=${1:-} dir name link busy=0 cg
+  if [[ -d $SCRATCH ]]; then
+    for dir in "$SCRATCH/$MACHINE_PREFIX"*; do
+      [[ -d $dir && $(basename "$dir") =~ ^${MACHINE_PREFIX}[0-9]+$ ]] || continue
+      if recorded_alive "$dir/owner.pid"; then
+        busy=$((busy + 1))
+        [[ $mode == --stale ]] || echo "e2e-rootfs: keeping $dir: its test process is running"
+        continue
+      fi
+      if [[ $mode == --stale && -e $dir/keep ]]; then
+        busy=$((busy + 1))
+        continue
+      fi
+      remove_host "$dir"
+    done
+  fi
+  # Runtime state whose scratch dir is gone (a veth normally dies with its container).
+  while read -r link; do
+    [[ -n $link && ! -d $SCRATCH/${link#ve-} ]] || continue
+    if ip link del "$link" 2>/dev/null; then echo "e2e-rootfs: removed veth $link"; fi
+  done < <(ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' |
+    grep -E "^ve-${MACHINE_PREFIX}[0-9]+$" || true)
+  while read -r cg; do
+    [[ -d $cg && ! -d $SCRATCH/$(basename "$cg") ]] || continue
+    find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  done < <(find /sys/fs/cgroup -mindepth 2 -maxdepth 6 -type d -path "*/oac-e2e/$MACHINE_PREFIX*" \
+    -prune 2>/dev/null || true)
+  [[ $mode == --stale ]] && return
+  # Half-built trees and builds of other recipes, when no host could be using them.
+  if ((busy == 0)) && [[ -d $CACHE ]]; then
+    local current
+    current=$(rootfs_path)
+    exec 9>"$CACHE/.build.lock"
+    if flock -n 9; then
+      for dir in "$CACHE"/rootfs-*; do
+        [[ -e $dir && $dir != "$current" && $dir != "$current.recipe" ]] || continue
+        rm -rf "$dir"
+        echo "e2e-rootfs: removed $dir"
+      done
+    fi
+  fi
+  echo "e2e-rootfs: clean"
+}
+
+case ${1:-build} in
+  build) build ;;
+  path) rootfs_path ;;
+  clean) clean "${2:-}" ;;
+  *) die "usage: $0 build|path|clean [--stale]" ;;
+esac
