@@ -53,6 +53,8 @@ export interface InstallContext {
   providerGroup?: ProviderGroup;
   /** Bytes the node files need on disk (PRE-07), from the release manifest. */
   diskNeed?: number;
+  /** Set when something the service reads changed: it must restart (HOST-06). */
+  restartNeeded?: boolean;
   /** The node account's IDs, once the account step has run. */
   nodeIds?: { uid: number; gid: number };
 }

@@ -16,6 +16,7 @@ import { groupStep } from './group.ts';
 import { homeStep } from './home.ts';
 import { preflight } from './preflight.ts';
 import { prepareStep } from './prepare-step.ts';
+import { programStep } from './program.ts';
 import { startStep } from './start.ts';
 import { envFileStep, unitStep, type RestartFlag } from './unit.ts';
 import { readNodeIdentity, waitUntilReady } from './wait-ready.ts';
@@ -59,6 +60,7 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
       accountStep,
       groupStep,
       homeStep,
+      programStep,
       prepareStep,
       envFileStep,
       unitStep,

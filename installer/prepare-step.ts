@@ -6,7 +6,9 @@
 import { OacError } from '../src/errors.ts';
 import type { Action, Step } from '../src/engine/step.ts';
 import type { EngineEvent } from '../src/engine/events.ts';
+import { isSea } from 'node:sea';
 import { selfCommand } from '../src/host/self.ts';
+import { programPath } from './program.ts';
 import type { PrepareRequest } from '../src/agent/prepare-request.ts';
 import { DOCKER_SOCKET, NODE_HOME, NODE_UID, stateDir, type InstallContext } from './context.ts';
 
@@ -60,7 +62,10 @@ async function runChild(
     proxy_env: ctx.options.proxyEnv,
     dry_run: dryRun,
   };
-  const self = selfCommand(['_prepare']);
+  // The installed program (readable by oac-node), not root's private copy; tsx in development.
+  const self = isSea()
+    ? { command: ctx.host.path(programPath(ctx.options.installationId)), args: ['_prepare'] }
+    : selfCommand(['_prepare']);
   const setpriv = [
     '--reuid',
     String(ids.uid),
@@ -100,6 +105,11 @@ function parseEvents(stdout: string): EngineEvent[] {
   });
 }
 
+/** The child's own words: its first lines (an internal error's message comes before its stack). */
 function lastLine(text: string): string {
-  return text.trim().split('\n').pop() ?? 'no output';
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !/^\s+at /.test(l));
+  return lines.slice(0, 3).join(' / ') || 'no output';
 }

@@ -2,6 +2,7 @@
 // unreachable, stops for good on 78, proxy settings only through the root-only env file
 // (HOST-06), and the sandboxing the node can live with.
 import { NODE_HOME, NODE_USER, envFilePath, stateDir } from './context.ts';
+import { programPath } from './program.ts';
 
 export interface UnitInput {
   installationId: string;
@@ -9,9 +10,6 @@ export interface UnitInput {
   provider: 'docker' | 'microsandbox';
 }
 
-export function nodeProgramPath(installationId: string): string {
-  return `${stateDir(installationId)}/bin/oac-node`;
-}
 export function providerFilePath(installationId: string): string {
   return `${stateDir(installationId)}/provider.json`;
 }
@@ -30,7 +28,7 @@ export function renderUnit({ installationId, coreUrl, provider }: UnitInput): st
     'Type=simple',
     `User=${NODE_USER}`,
     `EnvironmentFile=-${envFilePath(installationId)}`,
-    `ExecStart=${nodeProgramPath(installationId)} run --config ${providerFilePath(installationId)} --state-dir ${state}`,
+    `ExecStart=${programPath(installationId)} run --config ${providerFilePath(installationId)} --state-dir ${state}`,
     'Restart=on-failure',
     'RestartSec=5',
     // 78: Core no longer accepts the node (removed, or retired by a reset): never restart.

@@ -5,9 +5,8 @@ import { mustSystemctl, canStartUnits } from '../src/host/systemd.ts';
 import { envFilePath, unitPath, type InstallContext } from './context.ts';
 import { renderEnvFile, renderUnit } from './unit-file.ts';
 
-export interface RestartFlag {
-  restartNeeded?: boolean;
-}
+/** Kept for the step signatures: the flag lives on InstallContext. */
+export type RestartFlag = Pick<InstallContext, 'restartNeeded'>;
 
 export const unitStep: Step<
   InstallContext & RestartFlag,

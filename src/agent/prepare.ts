@@ -1,21 +1,12 @@
 // `oac-node _prepare`: the install work that runs as oac-node, in its own session without a
-// terminal (HOST-08): the state directory, the node program (this very executable: no second
-// download), the node files from the release, the Runtime image, the Docker network, the
+// terminal (HOST-08): the state directory, the node files from the release, the Runtime image, the Docker network, the
 // provider file, and registration. Each is a step of the same engine; events go to stdout as
 // NDJSON for the installer to render.
 import { join } from 'node:path';
 import { runSteps, type RunReport } from '../engine/runner.ts';
 import type { Emit } from '../engine/events.ts';
 import type { Step } from '../engine/step.ts';
-import {
-  copyIfDifferent,
-  ensureDirectory,
-  lstatIfExists,
-  readIfExists,
-  sha256File,
-  sha256FileIfExists,
-  writeFileAtomic,
-} from '../host/files.ts';
+import { ensureDirectory, lstatIfExists, readIfExists, writeFileAtomic } from '../host/files.ts';
 import { DockerApi } from '../net/docker-api.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
 import { redactor } from '../ui/redact.ts';
@@ -30,7 +21,6 @@ export interface PrepareContext {
 }
 
 const paths = (req: PrepareRequest) => ({
-  program: join(req.state_dir, 'bin', 'oac-node'),
   providerFile: join(req.state_dir, 'provider.json'),
   files: join(req.state_dir, 'files'),
 });
@@ -50,33 +40,7 @@ const stateStep: Step<PrepareContext, boolean> = {
   async apply({ req }) {
     await ensureDirectory(req.state_dir, 0o700);
     await ensureDirectory(paths(req).files, 0o700);
-    await ensureDirectory(join(req.state_dir, 'bin'), 0o700);
     return { outcome: 'created', detail: req.state_dir };
-  },
-};
-
-const programStep: Step<PrepareContext, 'same' | 'differs' | 'absent'> = {
-  id: 'program',
-  title: 'Node program',
-  async probe({ req }) {
-    const have = await sha256FileIfExists(paths(req).program);
-    if (have === undefined) return 'absent';
-    return have === (await sha256File(process.execPath)) ? 'same' : 'differs';
-  },
-  plan: ({ req }, actual) =>
-    actual === 'same'
-      ? { kind: 'unchanged', detail: paths(req).program }
-      : {
-          kind: actual === 'absent' ? 'create' : 'replace',
-          detail: `install this executable as ${paths(req).program}`,
-        },
-  async apply({ req }, action) {
-    await ensureDirectory(join(req.state_dir, 'bin'), 0o700);
-    await copyIfDifferent(process.execPath, paths(req).program, 0o755);
-    return {
-      outcome: action.kind === 'create' ? 'created' : 'replaced',
-      detail: paths(req).program,
-    };
   },
 };
 
@@ -221,7 +185,7 @@ const registerStep: Step<PrepareContext, boolean> = {
 export function prepareSteps(
   provider: 'docker' | 'microsandbox',
 ): Array<Step<PrepareContext, never>> {
-  const steps: Array<Step<PrepareContext, never>> = [stateStep, programStep] as Array<
+  const steps: Array<Step<PrepareContext, never>> = [stateStep] as Array<
     Step<PrepareContext, never>
   >;
   if (provider === 'docker')

@@ -3,7 +3,7 @@
 // final component (SEC-02, DESIGN.md "Records").
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, createReadStream, type Stats } from 'node:fs';
-import { access, lstat, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, chmod, lstat, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -69,6 +69,9 @@ export async function ensureDirectory(path: string, mode: number): Promise<'crea
     return 'exists';
   }
   await mkdir(path, { recursive: true, mode });
+  // The umask must not narrow the mode: the one-line command runs under umask 077, and a
+  // program directory of 0700 kept the service (User=oac-node) from executing its program.
+  await chmod(path, mode);
   return 'created';
 }
 

@@ -1,0 +1,74 @@
+// The reference Core for e2e tests, run on this machine but inside the throwaway host's network
+// namespace: the host reaches it at 127.0.0.1 (loopback, so plain http is allowed: SEC-01, as
+// for the demo), and the test reaches it at the host's veth address.
+import { spawn } from 'node:child_process';
+import { request } from 'undici';
+import type { E2eHost } from '../harness/host.ts';
+import { repoRoot } from '../harness/rootfs.ts';
+
+export interface CoreInHost {
+  /** What the host uses: http://127.0.0.1:PORT. */
+  coreUrl: string;
+  /** What this test process uses: http://<host address>:PORT. */
+  outsideUrl: string;
+  coreApi(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  stop(): Promise<void>;
+}
+
+export async function startCoreInHost(host: E2eHost, args: string[]): Promise<CoreInHost> {
+  const child = spawn(
+    'nsenter',
+    [
+      `--net=/proc/${host.leaderPid}/ns/net`,
+      '--',
+      process.execPath,
+      '--import',
+      'tsx',
+      'fixtures/core/main.ts',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      ...args,
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  process.once('exit', () => child.kill('SIGKILL'));
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the Core did not start: ${stderr}`)), 20_000);
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const newline = out.indexOf('\n');
+      if (newline >= 0) {
+        clearTimeout(timer);
+        resolve(out.slice(0, newline));
+      }
+    });
+  });
+  const printed = JSON.parse(line) as { core_url: string; core_key: string };
+  const outsideUrl = printed.core_url.replace('127.0.0.1', host.address);
+  return {
+    coreUrl: printed.core_url,
+    outsideUrl,
+    async coreApi(method, path, body) {
+      const r = await request(`${outsideUrl}${path}`, {
+        method: method as 'GET',
+        headers: {
+          authorization: `Bearer ${printed.core_key}`,
+          'content-type': 'application/json',
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await r.body.text();
+      return { status: r.statusCode, body: text === '' ? null : (JSON.parse(text) as unknown) };
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

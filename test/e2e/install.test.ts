@@ -1,0 +1,131 @@
+// Issue #4, end to end: the one-line command from the reference Core's token response, run by
+// real sh, curl, sha256sum, flock, gzip (and sudo) in a throwaway Debian 12 host with real
+// systemd and Docker, turns it into a node Core lists as connected and ready; a rerun changes
+// nothing.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { buildRelease } from '../../fixtures/release/build.ts';
+import { requireExecutable } from '../helpers/executable.ts';
+import { bootHost, type E2eHost } from './harness/host.ts';
+import { diffSnapshots } from './harness/snapshot.ts';
+import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
+
+let releaseDir: string;
+
+before(async () => {
+  const exe = requireExecutable();
+  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
+  const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+  await buildRelease({
+    executable: exe,
+    executableGz: `${exe}.gz`,
+    outDir: join(releaseDir, 'r'),
+    version,
+  });
+});
+after(() => rmSync(releaseDir, { recursive: true, force: true }));
+
+interface Node {
+  node_id: string;
+  connected: boolean;
+  provider_ready: boolean;
+  managed: boolean | null;
+}
+
+async function nodes(core: CoreInHost): Promise<Node[]> {
+  return ((await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as { nodes: Node[] }).nodes;
+}
+
+async function withHost(fn: (host: E2eHost, core: CoreInHost) => Promise<void>): Promise<void> {
+  const host = await bootHost();
+  let core: CoreInHost | undefined;
+  try {
+    core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+    await fn(host, core);
+  } finally {
+    await core?.stop();
+    await host.stop();
+  }
+}
+
+/** Counts the token in every process's argv and environment, sampled until `done` exists. */
+const SAMPLER = `n=0; while [ ! -e /root/done ]; do for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do if tr '\\0' '\\n' <"$f" 2>/dev/null | grep -q -F -f /root/.needle; then n=$((n+1)); fi; done; sleep 0.05; done; echo "$n"`;
+
+async function installWithSampling(host: E2eHost, command: string, token: string, user?: string) {
+  await host.exec(['sh', '-c', 'umask 077; cat > /root/.needle'], { stdin: `${token}\n` });
+  const sampler = host.sh(SAMPLER, { timeoutMs: 600_000 });
+  // The line goes to sh on stdin, as a paste into a terminal does: in argv (sh -c) the test
+  // itself would put the token where BOOT-05 says it must never be.
+  const run = await host.exec(['sh'], { stdin: `${command}\n`, user, timeoutMs: 600_000 });
+  await host.sh('touch /root/done');
+  const hits = Number((await sampler).stdout.trim());
+  return { run, hits };
+}
+
+test('BOOT/HOST/ENR issue #4: the generated line, run as root, makes a connected and ready node; a rerun changes nothing', async () => {
+  await withHost(async (host, core) => {
+    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
+    const { token, command } = issued.body as { token: string; command: string };
+    assert.ok(command.startsWith(' ('), 'BOOT-01 the line starts with a space');
+
+    const { run, hits } = await installWithSampling(host, command, token);
+    const logs =
+      run.status === 0
+        ? ''
+        : (await host.sh('journalctl -u "oac-node-*" --no-pager | tail -40')).stdout;
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}\n${logs}`);
+    assert.equal(hits, 0, 'BOOT-05 the token was in no process argument or environment');
+    assert.match(run.stdout, /Logs: sudo journalctl -u oac-node-\S+\.service/);
+
+    const listed = await nodes(core);
+    assert.equal(listed.length, 1);
+    assert.deepEqual(
+      { c: listed[0]?.connected, r: listed[0]?.provider_ready, m: listed[0]?.managed },
+      { c: true, r: true, m: true },
+    );
+
+    // HOST-01/02/03/04/07
+    assert.match(
+      await host.shOk('getent passwd oac-node'),
+      /^oac-node:x:65532:\d+::\/var\/lib\/oac-node:\/usr\/sbin\/nologin$/m,
+    );
+    assert.match(await host.shOk('id -nG oac-node'), /\bdocker\b/);
+    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
+    const unit = `oac-node-${installationId}.service`;
+    assert.equal(
+      (await host.shOk(`systemctl is-enabled ${unit}; systemctl is-active ${unit}`)).trim(),
+      'enabled\nactive',
+    );
+    assert.match(await host.shOk(`systemctl show -p User ${unit}`), /^User=oac-node$/m);
+    assert.equal(
+      (await host.shOk(`stat -c '%U %a' /var/lib/oac-node/.oac/nodes/${installationId}`)).trim(),
+      'oac-node 700',
+    );
+    assert.match(
+      await host.shOk(`docker network ls --format '{{.Name}}'`),
+      new RegExp(`^oac-node-${installationId}$`, 'm'),
+    );
+    assert.match(await host.shOk(`docker image ls --format '{{.Repository}}'`), /^oac-runtime$/m);
+    assert.equal(
+      (await host.shOk(`stat -c '%a' /etc/oac-node/${installationId}.json`)).trim(),
+      '600',
+    );
+
+    // SEC-03: the token is in no file written and not in the unit's journal.
+    const grep = await host.sh(
+      `grep -r -l -F -f /root/.needle /etc /var/lib/oac-node /root/.oac 2>/dev/null; journalctl -u ${unit} --no-pager | grep -c -F -f /root/.needle`,
+    );
+    assert.equal(grep.stdout.trim(), '0', `token found: ${grep.stdout}`);
+
+    // RERUN-01: the same line again: no token needed (it is used up), nothing changes.
+    const before = await host.snapshot();
+    const rerun = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
+    assert.equal(rerun.status, 0, `${rerun.stdout}\n${rerun.stderr}`);
+    assert.doesNotMatch(rerun.stdout, /\b(created|updated|replaced|removed)\b/, rerun.stdout);
+    assert.deepEqual(diffSnapshots(before, await host.snapshot()), []);
+    assert.equal((await nodes(core)).length, 1);
+  });
+});
