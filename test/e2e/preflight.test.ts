@@ -1,0 +1,142 @@
+// PRE-01…09 in a real host: each failure provoked for real, each answered by the guide's one
+// line, a non-zero exit, and a host whose users, groups, units, records, node files and Docker
+// networks and images are exactly as before (the snapshot of issue #5).
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { buildRelease } from '../../fixtures/release/build.ts';
+import { requireExecutable } from '../helpers/executable.ts';
+import { bootHost, type E2eHost } from './harness/host.ts';
+import { diffSnapshots } from './harness/snapshot.ts';
+import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
+
+let releaseDir: string;
+let host: E2eHost;
+let core: CoreInHost;
+
+before(async () => {
+  const exe = requireExecutable();
+  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
+  const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+  await buildRelease({
+    executable: exe,
+    executableGz: `${exe}.gz`,
+    outDir: join(releaseDir, 'r'),
+    version,
+  });
+  host = await bootHost();
+  core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+});
+after(async () => {
+  await core.stop();
+  await host.stop();
+  rmSync(releaseDir, { recursive: true, force: true });
+});
+
+async function line(): Promise<string> {
+  const r = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
+  return (r.body as { command: string }).command;
+}
+
+/** Runs the line and checks it failed with `expected` and left the host as it was. */
+async function refused(expected: RegExp, command?: string): Promise<void> {
+  const before = await host.snapshot();
+  const run = await host.exec(['sh'], {
+    stdin: `${command ?? (await line())}\n`,
+    timeoutMs: 300_000,
+  });
+  assert.notEqual(run.status, 0, run.stdout);
+  assert.match(`${run.stdout}\n${run.stderr}`, expected);
+  assert.deepEqual(
+    diffSnapshots(before, await host.snapshot()),
+    [],
+    'PRE-09 the host is unchanged',
+  );
+}
+
+test('PRE-04 Docker stopped: "Docker Engine is not installed, or Docker is not running", nothing changed', async () => {
+  await host.shOk('systemctl stop docker.socket docker.service');
+  try {
+    await refused(/^oac-node: Docker Engine is not installed, or Docker is not running$/m);
+  } finally {
+    await host.shOk('systemctl start docker.service');
+  }
+});
+
+test('PRE-04 a Docker socket of mode 0666 is refused, nothing changed', async () => {
+  await host.shOk('chmod 0666 /var/run/docker.sock');
+  try {
+    await refused(
+      /^oac-node: \/var\/run\/docker\.sock must be owned by group docker with mode 0660 \(it is group docker, mode 0666\)$/m,
+    );
+  } finally {
+    await host.shOk('chmod 0660 /var/run/docker.sock');
+  }
+});
+
+test('PRE-06 a specification larger than the host: "This host has N CPUs and M MiB of memory; …", nothing changed', async () => {
+  const deployment = (await core.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
+    specification: Record<string, unknown>;
+  };
+  const original = deployment.specification;
+  await core.coreApi('PUT', '/core/v1/sandbox/specification', {
+    specification: { ...original, cpus: 4096 },
+  });
+  try {
+    await refused(
+      /^oac-node: This host has \d+ CPUs and \d+ MiB of memory; each sandbox needs 4096 CPUs and \d+ MiB$/m,
+    );
+  } finally {
+    await core.coreApi('PUT', '/core/v1/sandbox/specification', { specification: original });
+  }
+});
+
+test('PRE-07 too little free disk under /var/lib/oac-node is refused before downloading, nothing changed', async () => {
+  await host.shOk(
+    'mkdir -p /var/lib/oac-node && mount -t tmpfs -o size=256k tmpfs /var/lib/oac-node',
+  );
+  try {
+    await refused(
+      /^oac-node: This host has 0 MiB free under \/var\/lib\/oac-node; the node files need \d+ MiB$/m,
+    );
+  } finally {
+    await host.shOk('umount /var/lib/oac-node && rmdir /var/lib/oac-node');
+  }
+});
+
+test('PRE-01 not root: the installer stops before reading the token, nothing changed', async () => {
+  // The installer binary itself, called directly by an unprivileged user (the line would use
+  // sudo): it must stop before it reads the token.
+  const copy = await host.sh(
+    `install -d -m 0755 /opt/bin && curl -fsS ${core.coreUrl}/node-install/oac-node.gz | gzip -d > /opt/bin/oac-node && chmod 0755 /opt/bin/oac-node`,
+  );
+  assert.equal(copy.status, 0, copy.stderr);
+  const before = await host.snapshot();
+  const run = await host.exec(
+    ['/opt/bin/oac-node', 'install', '--core-url', core.coreUrl, '--installation-id', 'x'],
+    {
+      user: 'operator',
+      stdin: 'not-a-real-token\n',
+    },
+  );
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /^oac-node: Node installation and removal require root$/m);
+  assert.deepEqual(diffSnapshots(before, await host.snapshot()), []);
+});
+
+test('PRE-02 a token in the environment is refused, nothing changed', async () => {
+  await refused(
+    /^oac-node: The enrollment token must come on standard input, not from the environment$/m,
+    `export OAC_ENROLLMENT_TOKEN=x; ${await line()}`,
+  );
+});
+
+test('PRE-08 a command naming another Core address is refused with the guide line, nothing changed', async () => {
+  const command = (await line()).replace(
+    /--core-url '([^']+)'/,
+    (_m, url: string) => `--core-url '${url.replace('127.0.0.1', '127.0.0.2')}'`,
+  );
+  await refused(/^oac-node: Core's public URL changed after this command was generated$/m, command);
+});
