@@ -129,3 +129,30 @@ test('BOOT/HOST/ENR issue #4: the generated line, run as root, makes a connected
     assert.equal((await nodes(core)).length, 1);
   });
 });
+
+test("BOOT-04/BOOT-05 run by a sudo-capable user: sudo with the six proxy names only; the token not in sudo's log", async () => {
+  await withHost(async (host, core) => {
+    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
+    const { token, command } = issued.body as { token: string; command: string };
+    const { run, hits } = await installWithSampling(host, command, token, 'operator');
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    assert.equal(hits, 0, 'the token was in no process argument or environment');
+    const listed = await nodes(core);
+    assert.deepEqual(
+      { c: listed[0]?.connected, r: listed[0]?.provider_ready },
+      { c: true, r: true },
+    );
+    // BOOT-03: the verified installer is kept in the invoking account's private directory.
+    assert.match(
+      await host.shOk("stat -c '%U %a' ~operator/.oac/node-bootstrap"),
+      /^operator 700$/m,
+    );
+    // sudo logged the command (to the journal); the token is not in it.
+    const sudoLog = await host.sh('journalctl --no-pager _COMM=sudo');
+    assert.match(sudoLog.stdout, /COMMAND=.*install --core-url/);
+    assert.equal(
+      (await host.sh('journalctl --no-pager | grep -c -F -f /root/.needle')).stdout.trim(),
+      '0',
+    );
+  });
+});
