@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# The README's first command: builds the executable and a release from it, then runs
-# scripts/demo.ts (a local reference Core, a token, a node registered and run for real, removed).
+# The README's first command: builds the executable, then runs scripts/demo.ts: a throwaway
+# Debian 12 host with systemd and Docker, the reference Core, the one-line install command
+# pasted into the host, the node connected and ready in Core, and a rerun that changes nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 echo "==> Building the executable (dist/oac-node)"
 npm run build --silent
-echo "==> Building a release from it (.release/)"
-npm run release --silent
 node --import tsx scripts/demo.ts
