@@ -2,7 +2,7 @@
 // one line naming what to fix. Root and the token's source are checked by the CLI before the
 // token is read; the rest is here. Reads Core's configuration (ENR-01: the token is not used up)
 // and the release manifest, which later steps reuse.
-import { OacError } from '../src/errors.ts';
+import { EXIT, OacError } from '../src/errors.ts';
 import { listJournals } from '../records/journal.ts';
 import { readGroups } from '../src/host/accounts.ts';
 import { freeBytes, hostCapacity, selinuxEnforcing } from '../src/host/probe.ts';
@@ -33,8 +33,20 @@ export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<vo
   ctx.configuration = configuration;
   const spec = configuration.specification;
   const need = { cpus: positive(spec.cpus), memoryMib: positive(spec.memory_mib) };
-  if (configuration.provider === 'docker') await checkDocker(ctx, need);
-  else await checkKvm(ctx, need);
+  if (configuration.provider === 'docker') {
+    await checkDocker(ctx, need);
+    return;
+  }
+  await checkKvm(ctx, need);
+  // The host checks run, so an operator learns what the host lacks; the node files and the
+  // microsandbox provider file are not built yet: say so rather than install half a node.
+  throw new OacError(
+    'not_built',
+    'Installing a microsandbox node is not built yet (see issue #4); this host passed its checks',
+    {
+      exitCode: EXIT.notBuilt,
+    },
+  );
 }
 
 async function checkOneCore(ctx: InstallContext): Promise<void> {
