@@ -140,3 +140,21 @@ test('PRE-08 a command naming another Core address is refused with the guide lin
   );
   await refused(/^oac-node: Core's public URL changed after this command was generated$/m, command);
 });
+
+test('PRE-05 microsandbox without a group-accessible /dev/kvm: "KVM is unavailable, or /dev/kvm must be group-accessible", nothing changed', async () => {
+  const microsandbox = await startCoreInHost(host, [
+    '--release-dir',
+    join(releaseDir, 'r'),
+    '--provider',
+    'microsandbox',
+  ]);
+  try {
+    const issued = await microsandbox.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
+    await refused(
+      /^oac-node: KVM is unavailable, or \/dev\/kvm must be group-accessible$/m,
+      (issued.body as { command: string }).command,
+    );
+  } finally {
+    await microsandbox.stop();
+  }
+});
