@@ -14,13 +14,25 @@ import { DOCKER_SOCKET, NODE_HOME, NODE_UID, stateDir, type InstallContext } fro
 
 interface ChildRun {
   events: EngineEvent[];
+  fresh?: boolean;
 }
 
 export const prepareStep: Step<InstallContext, ChildRun> = {
   id: 'prepare',
   title: 'Node files, Runtime image, network and registration (as oac-node)',
-  probe: (ctx) => runChild(ctx, true, () => undefined),
-  plan(_ctx, { events }) {
+  async probe(ctx) {
+    // Before the program is installed (a dry run on a new host) there is nothing of the node
+    // yet to ask about, and no copy oac-node may run: everything would be created.
+    const installed = await ctx.host.lstat(programPath(ctx.options.installationId));
+    if (isSea() && installed === undefined) return { events: [], fresh: true };
+    return runChild(ctx, true, () => undefined);
+  },
+  plan(_ctx, { events, fresh }) {
+    if (fresh === true)
+      return {
+        kind: 'create',
+        detail: 'node state, files, Runtime image, network and registration (as oac-node)',
+      };
     const planned = events.flatMap((e) => (e.type === 'step-plan' ? [e.action] : []));
     const changing = planned.filter(
       (a) => a.kind !== 'unchanged' && a.kind !== 'skip' && a.kind !== 'keep',

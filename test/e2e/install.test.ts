@@ -156,3 +156,53 @@ test("BOOT-04/BOOT-05 run by a sudo-capable user: sudo with the six proxy names 
     );
   });
 });
+
+test('issue #4 --dry-run prints the plan and changes nothing (exit 2, then 0 once installed); --json prints NDJSON events', async () => {
+  await withHost(async (host, core) => {
+    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
+    const { token, command } = issued.body as { token: string; command: string };
+    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
+    await host.shOk(
+      `install -d -m 0700 /opt/bin && curl -fsS ${core.coreUrl}/node-install/oac-node.gz | gzip -d > /opt/bin/oac-node && chmod 0700 /opt/bin/oac-node`,
+    );
+    const args = [
+      '/opt/bin/oac-node',
+      'install',
+      '--core-url',
+      core.coreUrl,
+      '--installation-id',
+      installationId,
+    ];
+
+    const before = await host.snapshot();
+    const plan = await host.exec([...args, '--dry-run'], { stdin: `${token}\n` });
+    assert.equal(plan.status, 2, `${plan.stdout}\n${plan.stderr}`);
+    assert.match(plan.stdout, /^ {2}create {4}create system user oac-node/m);
+    assert.match(plan.stdout, /^Changes would be made\.$/m);
+    assert.deepEqual(diffSnapshots(before, await host.snapshot()), [], 'a dry run changes nothing');
+
+    const run = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+
+    const again = await host.exec([...args, '--dry-run'], { stdin: '' });
+    assert.equal(again.status, 0, `${again.stdout}\n${again.stderr}`);
+    assert.match(again.stdout, /^Nothing would change\.$/m);
+
+    const json = await host.exec([...args, '--json'], { stdin: '' });
+    assert.equal(json.status, 0, json.stderr);
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) => JSON.parse(l) as { type: string; result?: { outcome: string }; changed?: boolean },
+      );
+    assert.ok(events.length > 3);
+    assert.ok(
+      events
+        .filter((e) => e.type === 'step-done')
+        .every((e) => e.result?.outcome === 'unchanged' || e.result?.outcome === 'skipped'),
+    );
+    assert.deepEqual(events.at(-1)?.type, 'summary');
+    assert.equal(events.at(-1)?.changed, false);
+  });
+});
