@@ -2,6 +2,7 @@
 // Pure string code: it validates every value it embeds, single-quotes each one, and returns ONE
 // line of POSIX sh that passes `shellcheck -s sh` and runs under dash and bash.
 // docs/one-line-command.md shows the same line annotated, piece by piece.
+import { PROXY_VARIABLES } from '../src/net/proxy-env.ts';
 import * as z from 'zod';
 import { UsageError, isOacError } from '../src/errors.ts';
 import { isLoopbackHost, parseServiceUrl } from '../src/net/url-policy.ts';
@@ -26,15 +27,8 @@ export interface UninstallCommandInput {
   force?: boolean;
 }
 
-/** BOOT-04: the names sudo is asked to preserve, exactly these six and nothing else. */
-export const PROXY_NAMES = [
-  'http_proxy',
-  'https_proxy',
-  'no_proxy',
-  'HTTP_PROXY',
-  'HTTPS_PROXY',
-  'NO_PROXY',
-] as const;
+/** BOOT-04: the names sudo is asked to preserve, exactly the six of DL-04 and nothing else. */
+export const PROXY_NAMES = PROXY_VARIABLES;
 
 /** BOOT-02: the tools checked before anything is downloaded (plus sudo when not root). */
 export const REQUIRED_TOOLS = ['curl', 'sha256sum', 'flock', 'gzip'] as const;

@@ -3,6 +3,7 @@
 // (HOST-06), and the sandboxing the node can live with.
 import { NODE_HOME, NODE_USER, envFilePath, stateDir } from './context.ts';
 import { programPath } from './program.ts';
+import { PROXY_VARIABLES } from '../src/net/proxy-env.ts';
 
 export interface UnitInput {
   installationId: string;
@@ -54,10 +55,9 @@ export function renderUnit({ installationId, coreUrl, provider }: UnitInput): st
 
 /** The env file: the six proxy variables of the latest run, nothing else (HOST-06). */
 export function renderEnvFile(proxyEnv: Record<string, string>): string | undefined {
-  const names = ['http_proxy', 'https_proxy', 'no_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'];
-  const lines = names
-    .filter((n) => proxyEnv[n] !== undefined)
-    .map((n) => `${n}=${quoteEnvValue(proxyEnv[n] ?? '')}`);
+  const lines = PROXY_VARIABLES.filter((n) => proxyEnv[n] !== undefined).map(
+    (n) => `${n}=${quoteEnvValue(proxyEnv[n] ?? '')}`,
+  );
   return lines.length === 0 ? undefined : `${lines.join('\n')}\n`;
 }
 

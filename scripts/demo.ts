@@ -3,13 +3,12 @@
 // enrollment token and its one-line install command, pasted into the host's sh as an operator
 // would: the node shows up connected and ready in Core's node list; the same line again
 // changes nothing. (Uninstall lands with issue #5.)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRelease } from '../fixtures/release/build.ts';
 import { bootHost, type E2eHost } from '../test/e2e/harness/host.ts';
 import { startCoreInHost, type CoreInHost } from '../test/e2e/helpers/core-in-host.ts';
-import { requireExecutable, repoRoot } from '../test/helpers/executable.ts';
+import { releaseFromDist } from '../test/e2e/helpers/release.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const indent = (text: string) => text.trimEnd().replace(/^/gm, '    ');
@@ -19,16 +18,7 @@ async function main(): Promise<void> {
   let host: E2eHost | undefined;
   let core: CoreInHost | undefined;
   try {
-    const exe = requireExecutable();
-    const version = (
-      JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }
-    ).version;
-    await buildRelease({
-      executable: exe,
-      executableGz: `${exe}.gz`,
-      outDir: join(work, 'release'),
-      version,
-    });
+    await releaseFromDist(join(work, 'release'));
 
     say(
       '==> Booting a throwaway Debian 12 host (systemd + Docker; the first run builds it, ~2 min)',

@@ -23,29 +23,17 @@ export class LockHeldError extends Error {
   }
 }
 
-export async function lockDirectory(path: string, options: LockOptions): Promise<Release> {
-  const retries =
-    options.waitMs <= 0
-      ? 0
-      : { retries: Math.ceil(options.waitMs / 250), minTimeout: 250, maxTimeout: 250, factor: 1 };
-  try {
-    return await lockfile.lock(path, {
-      stale: 10_000,
-      update: 2_000,
-      retries,
-      realpath: false,
-      lockfilePath: join(path, '.lock'),
-      onCompromised: (error) => options.onLost?.(error),
-    });
-  } catch (error) {
-    if (isCode(error, 'ELOCKED')) throw new LockHeldError(path);
-    throw error;
-  }
+export function lockDirectory(path: string, options: LockOptions): Promise<Release> {
+  return lockAt(path, join(path, '.lock'), options);
 }
 
 /** A lock named by a path of its own (the installer's, under /run/lock), not a directory's. */
 export async function lockFile(path: string, options: LockOptions): Promise<Release> {
   await mkdir(dirname(path), { recursive: true });
+  return lockAt(path, `${path}.lock`, options);
+}
+
+async function lockAt(path: string, lockfilePath: string, options: LockOptions): Promise<Release> {
   const retries =
     options.waitMs <= 0
       ? 0
@@ -56,8 +44,8 @@ export async function lockFile(path: string, options: LockOptions): Promise<Rele
       update: 2_000,
       retries,
       realpath: false,
-      lockfilePath: `${path}.lock`,
-      onCompromised: (e) => options.onLost?.(e),
+      lockfilePath,
+      onCompromised: (error) => options.onLost?.(error),
     });
   } catch (error) {
     if (isCode(error, 'ELOCKED')) throw new LockHeldError(path);

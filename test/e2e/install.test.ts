@@ -3,28 +3,20 @@
 // systemd and Docker, turns it into a node Core lists as connected and ready; a rerun changes
 // nothing.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { buildRelease } from '../../fixtures/release/build.ts';
-import { requireExecutable } from '../helpers/executable.ts';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
+import { releaseFromDist } from './helpers/release.ts';
 
 let releaseDir: string;
 
 before(async () => {
-  const exe = requireExecutable();
   releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-  const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
-  await buildRelease({
-    executable: exe,
-    executableGz: `${exe}.gz`,
-    outDir: join(releaseDir, 'r'),
-    version,
-  });
+  await releaseFromDist(join(releaseDir, 'r'));
 });
 after(() => rmSync(releaseDir, { recursive: true, force: true }));
 

@@ -4,6 +4,7 @@ import { install } from '../../../installer/install.ts';
 import { unitName } from '../../../installer/context.ts';
 import { EXIT, ExitStatus, OacError, UsageError } from '../../errors.ts';
 import { hint, message } from '../../messages.ts';
+import { PROXY_VARIABLES } from '../../net/proxy-env.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { redactor } from '../../ui/redact.ts';
@@ -23,14 +24,6 @@ interface InstallArgs {
   root?: string;
 }
 
-const PROXY_NAMES = [
-  'http_proxy',
-  'https_proxy',
-  'no_proxy',
-  'HTTP_PROXY',
-  'HTTPS_PROXY',
-  'NO_PROXY',
-];
 // Names under which a token could be handed over through sudo VAR=… (and land in its log).
 const TOKEN_VARIABLES = ['OAC_ENROLLMENT_TOKEN', 'OAC_TOKEN', 'ENROLLMENT_TOKEN'];
 
@@ -92,7 +85,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     const write = (text: string) => process.stdout.write(text);
     const emit = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
     const proxyEnv = Object.fromEntries(
-      PROXY_NAMES.flatMap((n) =>
+      PROXY_VARIABLES.flatMap((n) =>
         process.env[n] === undefined ? [] : [[n, process.env[n] as string]],
       ),
     );
