@@ -198,3 +198,30 @@ test('issue #4 --dry-run prints the plan and changes nothing (exit 2, then 0 onc
     assert.equal(events.at(-1)?.changed, false);
   });
 });
+
+test("HOST-10 one Core per host: a second Core's command is refused and changes nothing", async () => {
+  await withHost(async (host, core) => {
+    const first = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {})).body as {
+      command: string;
+    };
+    const run = await host.exec(['sh'], { stdin: `${first.command}\n`, timeoutMs: 600_000 });
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    const other = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+    try {
+      const second = (await other.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
+        .body as { command: string };
+      const before = await host.snapshot();
+      const refused = await host.exec(['sh'], { stdin: `${second.command}\n`, timeoutMs: 300_000 });
+      assert.equal(refused.status, 1, refused.stdout);
+      assert.match(refused.stderr, /^oac-node: This host already runs a node for another Core$/m);
+      assert.deepEqual(diffSnapshots(before, await host.snapshot()), []);
+      assert.equal(
+        ((await other.coreApi('GET', '/core/v1/sandbox/nodes')).body as { nodes: unknown[] }).nodes
+          .length,
+        0,
+      );
+    } finally {
+      await other.stop();
+    }
+  });
+});
