@@ -34,6 +34,24 @@ export interface InstallResult {
 
 const LOCK = '/run/lock/oac-node-installer';
 
+const INSTALL_STEPS = [
+  accountStep,
+  groupStep,
+  homeStep,
+  programStep,
+  prepareStep,
+  envFileStep,
+  unitStep,
+  startStep,
+] as Array<Step<InstallContext & RestartFlag, never>>;
+
+/** What a terminal shows, in order: preflight, then every step, then the wait for Core. */
+export const INSTALL_PHASES = [
+  { id: 'preflight', title: 'Check the host, Core and the release' },
+  ...INSTALL_STEPS.map((step) => ({ id: step.id, title: step.title })),
+  { id: 'ready', title: 'Wait until Core reports the node connected and ready' },
+];
+
 export async function install(req: InstallRequest, emit: Emit): Promise<InstallResult> {
   const host = new Host(req.root);
   let release;
@@ -56,18 +74,14 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
       token: req.token,
     };
     await preflight(ctx, await authFor(ctx));
-    const steps = [
-      accountStep,
-      groupStep,
-      homeStep,
-      programStep,
-      prepareStep,
-      envFileStep,
-      unitStep,
-      startStep,
-    ] as Array<Step<InstallContext & RestartFlag, never>>;
+    const steps = INSTALL_STEPS;
     const report = await runSteps(steps, ctx, { dryRun: req.dryRun, emit });
     if (req.dryRun) return { report };
+    emit({
+      type: 'step-start',
+      step: 'ready',
+      title: 'Wait until Core reports the node connected and ready',
+    });
     const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds);
     return { report, nodeId };
   } finally {

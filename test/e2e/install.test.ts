@@ -196,6 +196,18 @@ test('issue #4 --dry-run prints the plan and changes nothing (exit 2, then 0 onc
     );
     assert.deepEqual(events.at(-1)?.type, 'summary');
     assert.equal(events.at(-1)?.changed, false);
+
+    // On a terminal (script gives it one): listr2 phases, each titled with its outcome.
+    const tty = await host.exec(
+      ['script', '-qec', `stty cols 160 rows 40; ${args.join(' ')} </dev/null`, '/dev/null'],
+      {
+        env: { TERM: 'xterm' },
+      },
+    );
+    assert.equal(tty.status, 0, tty.stdout);
+    assert.match(tty.stdout, /Checked the host, Core and the release/);
+    assert.match(tty.stdout, /unchanged +user oac-node/);
+    assert.match(tty.stdout, /Node \S+ is connected and ready\./);
   });
 });
 

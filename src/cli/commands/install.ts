@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
-import { install } from '../../../installer/install.ts';
+import { INSTALL_PHASES, install } from '../../../installer/install.ts';
+import type { EngineEvent } from '../../engine/events.ts';
+import { listrView } from '../../ui/listr-renderer.ts';
 import { unitName } from '../../../installer/context.ts';
 import { EXIT, ExitStatus, OacError, UsageError } from '../../errors.ts';
 import { hint, message } from '../../messages.ts';
@@ -83,7 +85,20 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       if (Object.values(process.env).includes(token)) refuseTokenInEnvironment();
     }
     const write = (text: string) => process.stdout.write(text);
-    const emit = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
+    // A terminal gets listr2 phases; a pipe gets plain lines; --json gets NDJSON.
+    const view =
+      !argv.json && !argv['dry-run'] && process.stdout.isTTY
+        ? listrView(INSTALL_PHASES)
+        : undefined;
+    const plain = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
+    const emit =
+      view === undefined
+        ? plain
+        : (event: EngineEvent) => {
+            if (event.type === 'step-start')
+              view.complete('preflight', 'Checked the host, Core and the release');
+            view.emit(event);
+          };
     const proxyEnv = Object.fromEntries(
       PROXY_VARIABLES.flatMap((n) =>
         process.env[n] === undefined ? [] : [[n, process.env[n] as string]],
@@ -102,7 +117,11 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         timeoutSeconds: argv.timeout,
       },
       emit,
-    );
+    ).catch(async (error: unknown) => {
+      await view?.finish(error);
+      throw error;
+    });
+    await view?.finish();
     const unit = unitName(installationId);
     const summary = {
       type: 'summary',

@@ -1,0 +1,100 @@
+// On a terminal, the install shows as listr2 phases: one line per step, with a spinner while it
+// runs and its outcome word once done (`unchanged` on a rerun), progress and the oac-node half's
+// own outcomes as the step's output. The engine drives; each listr task just waits for its
+// step's events, so the engine and the UI stay separate (STYLE.md point 2).
+import { Listr, type ListrTaskWrapper } from 'listr2';
+import type { EngineEvent } from '../engine/events.ts';
+import { redactor } from './redact.ts';
+
+interface Phase {
+  id: string;
+  title: string;
+}
+
+interface Pending {
+  resolve: () => void;
+  reject: (error: Error) => void;
+  task?: { title: string; output: string };
+  done: boolean;
+}
+
+export interface ListrView {
+  emit: (event: EngineEvent) => void;
+  /** Marks a phase that is not an engine step (preflight) as done, with a title. */
+  complete: (id: string, title: string) => void;
+  /** Ends the view: a step that never started (an earlier failure) is shown as skipped. */
+  finish: (error?: unknown) => Promise<void>;
+}
+
+export function listrView(phases: Phase[]): ListrView {
+  const pending = new Map<string, Pending>();
+  const list = new Listr(
+    phases.map((phase) => ({
+      title: phase.title,
+      task: (_ctx: unknown, task: ListrTaskWrapper<unknown, never, never>) =>
+        new Promise<void>((resolve, reject) => {
+          const entry: Pending = pending.get(phase.id) ?? { resolve, reject, done: false };
+          entry.resolve = resolve;
+          entry.reject = reject;
+          entry.task = task as unknown as { title: string; output: string };
+          pending.set(phase.id, entry);
+          if (entry.done) resolve();
+        }),
+    })),
+    // Colour follows NO_COLOR and --no-color (listr2's colorette reads both).
+    { concurrent: false, exitOnError: true },
+  );
+  const running = list.run().catch(() => undefined);
+  const entryFor = (id: string): Pending => {
+    let entry = pending.get(id);
+    if (entry === undefined) {
+      entry = { resolve: () => undefined, reject: () => undefined, done: false };
+      pending.set(id, entry);
+    }
+    return entry;
+  };
+  const known = new Set(phases.map((p) => p.id));
+  let current = phases[0]?.id;
+  const emit = (event: EngineEvent): void => {
+    if (event.type === 'step-start' && known.has(event.step)) current = event.step;
+    const entry = entryFor(known.has(event.step) ? event.step : (current ?? event.step));
+    const say = (text: string) => {
+      if (entry.task !== undefined) entry.task.output = redactor.redact(text);
+    };
+    if (event.type === 'progress')
+      say(
+        `${event.file}: ${(event.received / 1048576).toFixed(1)} of ${(event.total / 1048576).toFixed(1)} MiB`,
+      );
+    if (event.type === 'note') say(event.message);
+    if (event.type === 'step-done' && !known.has(event.step))
+      say(`${event.result.outcome} ${event.result.detail}`);
+    if (event.type === 'step-done' && known.has(event.step)) {
+      if (entry.task !== undefined)
+        entry.task.title = redactor.redact(
+          `${event.result.outcome.padEnd(9)} ${event.result.detail}`,
+        );
+      entry.done = true;
+      entry.resolve();
+    }
+    if (event.type === 'step-failed' && known.has(event.step))
+      entry.reject(new Error(redactor.redact(event.message)));
+  };
+  const finish = async (error?: unknown): Promise<void> => {
+    for (const phase of phases) {
+      const entry = entryFor(phase.id);
+      if (entry.done) continue;
+      if (error !== undefined) entry.reject(new Error('stopped'));
+      else entry.resolve();
+      entry.done = true;
+    }
+    await running;
+  };
+  const complete = (id: string, title: string): void => {
+    const entry = entryFor(id);
+    if (entry.done) return;
+    if (entry.task !== undefined) entry.task.title = title;
+    entry.done = true;
+    entry.resolve();
+  };
+  return { emit, complete, finish };
+}
