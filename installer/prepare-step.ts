@@ -45,10 +45,42 @@ export const prepareStep: Step<InstallContext, ChildRun> = {
     };
   },
   async apply(ctx) {
-    await runChild(ctx, false, ctx.emit);
+    // HOST-05: the oac-node half's resources are recorded too, intent first, so that uninstall
+    // removes exactly them.
+    const id = ctx.options.installationId;
+    const resources = childResources(id);
+    for (const [key, r] of Object.entries(resources)) await ctx.journal.intend(key, r.kind, r.name);
+    const { events } = await runChild(ctx, false, ctx.emit);
+    for (const event of events) {
+      if (event.type !== 'step-done') continue;
+      const entry = Object.entries(resources).find(([, r]) => r.step === event.step);
+      if (entry === undefined) continue;
+      const [key, r] = entry;
+      const known = ctx.journal.get(key)?.ownership;
+      if (event.result.outcome === 'created' || known === 'intended' || known === 'owned') {
+        await ctx.journal.record(key, {
+          kind: r.kind,
+          name: r.name,
+          ownership: 'owned',
+          detail: {},
+        });
+      }
+    }
     return { outcome: 'updated', detail: 'node prepared as oac-node' };
   },
 };
+
+/** What `_prepare` creates, by the child's step IDs, as the journal records it. */
+function childResources(installationId: string) {
+  return {
+    state: { step: 'state', kind: 'directory' as const, name: stateDir(installationId) },
+    network: {
+      step: 'network',
+      kind: 'docker-network' as const,
+      name: `oac-node-${installationId}`,
+    },
+  };
+}
 
 async function runChild(
   ctx: InstallContext,

@@ -162,6 +162,14 @@ export const MESSAGES = {
     message: 'The node did not become connected and ready within {seconds} s ({why})',
     hint: 'Logs: sudo journalctl -u {unit}',
   },
+  core_still_lists: {
+    message: 'Core still lists this node',
+    hint: 'Remove it on Nodes first, then run the uninstall command again (if Core is gone for good, add --force).',
+  },
+  core_gone: {
+    message: 'Cannot ask Core at {origin} whether the node was removed: {reason}',
+    hint: 'If that Core is gone for good, run the uninstall command again with --force.',
+  },
   not_built: {
     message: "'oac-node {command}' is not built yet (see issue #{issue})",
   },

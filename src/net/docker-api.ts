@@ -112,6 +112,26 @@ export class DockerApi {
       );
   }
 
+  async removeNetwork(name: string): Promise<void> {
+    let response;
+    try {
+      response = await request(`http://docker/networks/${encodeURIComponent(name)}`, {
+        method: 'DELETE',
+        dispatcher: this.agent,
+        headersTimeout: TIMEOUT_MS,
+        bodyTimeout: TIMEOUT_MS,
+      });
+    } catch (error) {
+      throw new DockerUnavailable(`docker network rm: ${(error as Error).message}`);
+    }
+    const text = await response.body.text();
+    if (response.statusCode !== 204 && response.statusCode !== 404) {
+      throw new DockerUnavailable(
+        `docker network rm answered HTTP ${response.statusCode}: ${text.slice(0, 200)}`,
+      );
+    }
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
   }

@@ -11,7 +11,7 @@ import { parseServiceUrl } from '../../net/url-policy.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { redactor } from '../../ui/redact.ts';
 import { readStdin } from '../stdin.ts';
-import { notBuilt } from './not-built.ts';
+import { runUninstall } from './uninstall.ts';
 
 interface InstallArgs {
   'core-url'?: string;
@@ -68,7 +68,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         describe: 'With --uninstall: do not ask Core first',
       }) as unknown as Argv<InstallArgs>,
   handler: async (argv) => {
-    if (argv.uninstall) notBuilt('uninstall', 5);
+    if (argv.uninstall) return runUninstall(argv);
     // PRE-01: root before the token is read or anything changes.
     if (process.getuid?.() !== 0)
       throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });

@@ -1,7 +1,41 @@
 import type { Argv, CommandModule } from 'yargs';
-import { notBuilt } from './not-built.ts';
+import { uninstall } from '../../../uninstaller/uninstall.ts';
+import { ExitStatus, OacError, UsageError, EXIT } from '../../errors.ts';
+import { hint, message } from '../../messages.ts';
+import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 
-export const uninstallCommand: CommandModule = {
+interface UninstallArgs {
+  'installation-id'?: string;
+  force: boolean;
+  'dry-run': boolean;
+  json: boolean;
+  root?: string;
+}
+
+export async function runUninstall(argv: UninstallArgs): Promise<void> {
+  if (process.getuid?.() !== 0)
+    throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
+  const installationId = argv['installation-id'];
+  if (installationId === undefined || !/^[A-Za-z0-9._-]{1,64}$/.test(installationId)) {
+    throw new UsageError('--installation-id is required: 1 to 64 of [A-Za-z0-9._-]');
+  }
+  const write = (text: string) => process.stdout.write(text);
+  const emit = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
+  const { report, kept } = await uninstall(
+    { root: argv.root ?? '/', installationId, force: argv.force, dryRun: argv['dry-run'] },
+    emit,
+  );
+  if (argv.json) jsonRenderer(write)({ type: 'summary', changed: report.changed, kept });
+  else {
+    if (argv['dry-run'])
+      write(report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
+    else write(`The node of installation ${installationId} is removed from this host.\n`);
+    for (const line of kept) write(`Kept: ${line}\n`);
+  }
+  if (argv['dry-run'] && report.changed) throw new ExitStatus(EXIT.usage);
+}
+
+export const uninstallCommand: CommandModule<object, UninstallArgs> = {
   command: 'uninstall',
   describe: 'Remove the node from this host, after Core confirms it was removed',
   builder: (yargs: Argv) =>
@@ -17,6 +51,10 @@ export const uninstallCommand: CommandModule = {
         default: false,
         describe: 'Print the plan and change nothing',
       })
-      .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' }),
-  handler: () => notBuilt('uninstall', 5),
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print NDJSON events',
+      }) as unknown as Argv<UninstallArgs>,
+  handler: runUninstall,
 };

@@ -1,0 +1,77 @@
+// UNI-01…06 end to end: after an install by the generated line, uninstall refuses while Core
+// lists the node, and once Core removed it, returns the host to its snapshot from before the
+// install, except the Runtime image, which it keeps and names.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { bootHost } from './harness/host.ts';
+import { diffSnapshots } from './harness/snapshot.ts';
+import { startCoreInHost } from './helpers/core-in-host.ts';
+import { releaseFromDist } from './helpers/release.ts';
+
+let releaseDir: string;
+before(async () => {
+  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
+  await releaseFromDist(join(releaseDir, 'r'));
+});
+after(() => rmSync(releaseDir, { recursive: true, force: true }));
+
+test('UNI-01…06 uninstall: refused while Core lists the node; then the host equals its snapshot before install, the image kept', async () => {
+  const host = await bootHost();
+  const core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+  try {
+    const pristine = await host.snapshot();
+    const { command } = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
+      .body as { command: string };
+    const install = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
+    assert.equal(install.status, 0, `${install.stdout}\n${install.stderr}`);
+    const sha = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
+    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
+    const uninstall = [
+      'env',
+      '-u',
+      'NODE_OPTIONS',
+      `/root/.oac/node-bootstrap/${sha}`,
+      'uninstall',
+      '--installation-id',
+      installationId,
+    ];
+
+    const installed = await host.snapshot();
+    const refused = await host.exec(uninstall);
+    assert.equal(refused.status, 1, refused.stdout);
+    assert.match(refused.stderr, /^oac-node: Core still lists this node$/m);
+    assert.deepEqual(diffSnapshots(installed, await host.snapshot()), [], 'UNI-01 nothing changed');
+
+    const nodeId =
+      (
+        (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
+          nodes: Array<{ node_id: string }>;
+        }
+      ).nodes[0]?.node_id ?? '';
+    assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
+    const removed = await host.exec(uninstall);
+    assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
+    assert.match(
+      removed.stdout,
+      /^Kept: the Runtime image (\S+): remove it with sudo docker image rm \1$/m,
+    );
+    assert.match(removed.stdout, /^ {2}removed +user oac-node$/m);
+    const after = await host.snapshot();
+    const differences = diffSnapshots(pristine, after);
+    assert.ok(
+      differences.every((line) => /docker ?images?/i.test(line)),
+      `only the kept image differs:\n${differences.join('\n')}`,
+    );
+    assert.ok(differences.length > 0, 'the Runtime image is kept (UNI-04)');
+
+    const again = await host.exec(uninstall);
+    assert.equal(again.status, 0, `UNI-06 rerunnable: ${again.stdout}\n${again.stderr}`);
+    assert.deepEqual(diffSnapshots(after, await host.snapshot()), []);
+  } finally {
+    await core.stop();
+    await host.stop();
+  }
+});
