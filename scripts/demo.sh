@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's first command: builds the executable, then runs scripts/demo.ts: a throwaway
 # Debian 12 host with systemd and Docker, the reference Core, the one-line install command
-# pasted into the host, the node connected and ready in Core, and a rerun that changes nothing.
+# pasted into the host, the node connected and ready in Core, a rerun that changes nothing, and
+# the uninstall after Core removed the node.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -2,7 +2,8 @@
 // systemd and Docker (test/e2e/harness), the reference Core serving the release just built, an
 // enrollment token and its one-line install command, pasted into the host's sh as an operator
 // would: the node shows up connected and ready in Core's node list; the same line again
-// changes nothing. (Uninstall lands with issue #5.)
+// changes nothing; then Core removes the node and the uninstall command removes what the
+// installer created, keeping the Runtime image.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,36 @@ async function main(): Promise<void> {
       indent(
         await host.shOk(
           "systemctl --no-pager --lines=0 status 'oac-node-*' | head -4; id oac-node; docker network ls --filter name=oac-node",
+        ),
+      ),
+    );
+
+    say('==> Nodes → Remove node, then the uninstall command on the host');
+    const nodeId =
+      (
+        (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
+          nodes: Array<{ node_id: string }>;
+        }
+      ).nodes[0]?.node_id ?? '';
+    await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`);
+    const sha = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
+    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
+    const removed = await host.exec([
+      'env',
+      '-u',
+      'NODE_OPTIONS',
+      `/root/.oac/node-bootstrap/${sha}`,
+      'uninstall',
+      '--installation-id',
+      installationId,
+    ]);
+    say(indent(`${removed.stderr}${removed.stdout}`));
+    if (removed.status !== 0)
+      throw new Error(`the uninstall failed with status ${String(removed.status)}`);
+    say(
+      indent(
+        await host.shOk(
+          'id oac-node 2>&1; ls /etc/oac-node 2>&1; docker network ls --filter name=oac-node --format "{{.Name}}" | wc -l',
         ),
       ),
     );
