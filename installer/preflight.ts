@@ -10,6 +10,7 @@ import { canStartUnits } from '../src/host/systemd.ts';
 import { hint, message, type MessageCode } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import { CoreClient } from '../src/net/core-client.ts';
+import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { DockerApi, type DockerInfo } from '../src/net/docker-api.ts';
 import { fetchManifest, runtimeImageFile } from '../src/agent/node-files.ts';
 import { DOCKER_SOCKET, KVM_DEVICE, NODE_HOME, type InstallContext } from './context.ts';
@@ -26,7 +27,10 @@ export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<vo
   if (!host.prefixed && !(await canStartUnits(host))) fail('no_systemd');
   if (await selinuxEnforcing(host)) fail('selinux_enforcing');
   await checkOneCore(ctx);
-  const client = new CoreClient({ coreUrl: options.coreUrl });
+  const client = new CoreClient({
+    coreUrl: options.coreUrl,
+    dispatcher: sharedDispatcher(options.proxyEnv),
+  });
   const configuration = await client.readConfiguration(auth);
   if (new URL(configuration.core_url).origin !== new URL(options.coreUrl).origin)
     fail('core_url_changed');

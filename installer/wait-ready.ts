@@ -3,6 +3,7 @@
 import { OacError } from '../src/errors.ts';
 import { storedIdentity, type StoredIdentity } from '../src/agent/identity-store.ts';
 import { CoreClient } from '../src/net/core-client.ts';
+import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { redactor } from '../src/ui/redact.ts';
 import { stateDir, unitName, type InstallContext } from './context.ts';
 
@@ -24,6 +25,7 @@ export async function waitUntilReady(
   if (identity === undefined)
     throw new OacError('not_registered', 'The node has no identity after preparation');
   const client = new CoreClient({
+    dispatcher: sharedDispatcher(ctx.options.proxyEnv),
     coreUrl: identity.core_url,
     retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
   });

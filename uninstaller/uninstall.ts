@@ -14,6 +14,7 @@ import { Host } from '../src/host/host.ts';
 import { LockHeldError, lockFile } from '../src/host/lock.ts';
 import { hint, message } from '../src/messages.ts';
 import { CoreClient } from '../src/net/core-client.ts';
+import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { CoreError } from '../src/net/core-errors.ts';
 import { redactor } from '../src/ui/redact.ts';
 import { accountStep, groupStep, homeStep } from './account.ts';
@@ -95,6 +96,7 @@ async function askCore(host: Host, installationId: string): Promise<void> {
   const identity = parsed.data;
   redactor.add(identity.credential);
   const client = new CoreClient({
+    dispatcher: sharedDispatcher(),
     coreUrl: identity.core_url,
     retry: { attempts: 2, baseDelayMs: 500, maxDelayMs: 1000 },
   });

@@ -5,7 +5,7 @@ import type { Emit } from '../engine/events.ts';
 import { OacError } from '../errors.ts';
 import { readStream } from '../host/files.ts';
 import { removeFile } from '../host/files.ts';
-import { createDispatcher, type RoutingDispatcher } from '../net/dispatcher.ts';
+import { sharedDispatcher, type RoutingDispatcher } from '../net/dispatcher.ts';
 import { DockerApi } from '../net/docker-api.ts';
 import { downloadFile } from '../net/download.ts';
 import { sendJson } from '../net/http-json.ts';
@@ -19,16 +19,9 @@ import type { PrepareRequest } from './prepare-request.ts';
 
 type RuntimeImageFile = Extract<ReleaseFile, { kind: 'runtime-image' }>;
 
-const dispatchers = new Map<string, RoutingDispatcher>();
-/** One dispatcher per proxy environment, built once (DL-04: undici reads it once anyway). */
+/** The proxy-aware dispatcher for these proxy settings (DL-04). */
 export function dispatcherFor(proxyEnv: Record<string, string>): RoutingDispatcher {
-  const key = JSON.stringify(proxyEnv);
-  let dispatcher = dispatchers.get(key);
-  if (dispatcher === undefined) {
-    dispatcher = createDispatcher({ env: proxyEnv });
-    dispatchers.set(key, dispatcher);
-  }
-  return dispatcher;
+  return sharedDispatcher(proxyEnv);
 }
 
 export function releaseOf(configuration: NodeConfiguration): string {

@@ -6,6 +6,7 @@ import { OacError } from '../errors.ts';
 import { canonicalJson } from '../canonical-json.ts';
 import { hint, message } from '../messages.ts';
 import { CoreClient } from '../net/core-client.ts';
+import { sharedDispatcher } from '../net/dispatcher.ts';
 import { CoreError } from '../net/core-errors.ts';
 import type { NodeConfiguration, NodeIdentity } from '../net/core-schemas.ts';
 import { parseServiceUrl } from '../net/url-policy.ts';
@@ -67,7 +68,9 @@ export async function registerNode(
     if (existing !== undefined) assertSameInstallation(existing, file, origin, req.stateDir);
     if (existing !== undefined && isRegistered(existing))
       return { outcome: 'unchanged', identity: existing };
-    const client = (req.clientFor ?? ((o) => new CoreClient({ coreUrl: o })))(origin);
+    const client = (
+      req.clientFor ?? ((o) => new CoreClient({ coreUrl: o, dispatcher: sharedDispatcher() }))
+    )(origin);
     const identity =
       existing ??
       newIdentity({

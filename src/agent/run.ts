@@ -5,6 +5,7 @@ import { EXIT, OacError } from '../errors.ts';
 import { hint, message } from '../messages.ts';
 import { ensureDirectory } from '../host/files.ts';
 import { CoreClient } from '../net/core-client.ts';
+import { sharedDispatcher } from '../net/dispatcher.ts';
 import { CoreError } from '../net/core-errors.ts';
 import { openNodeSocket, type NodeSocket } from '../net/node-socket.ts';
 import { backoffDelay } from '../net/retry.ts';
@@ -70,6 +71,7 @@ async function connectLoop(
   signal: AbortSignal,
 ): Promise<number> {
   const client = new CoreClient({
+    dispatcher: sharedDispatcher(),
     coreUrl: identity.core_url,
     retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
   });
@@ -102,6 +104,7 @@ async function session(
   let socket: NodeSocket;
   try {
     socket = await openNodeSocket({
+      dispatcher: sharedDispatcher(),
       coreOrigin: identity.core_url,
       nodeId: identity.node_id,
       credential: identity.credential,

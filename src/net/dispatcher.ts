@@ -138,3 +138,20 @@ function basicToken(username: string, password: string): string {
 export function createDispatcher(options: DispatcherOptions = {}): RoutingDispatcher {
   return new RoutingDispatcher(options);
 }
+
+const shared = new Map<string, RoutingDispatcher>();
+
+/**
+ * One dispatcher per proxy environment for the whole process (DL-04: built once, routing per
+ * request). Default: this process's own six variables, which for the node service come from
+ * the root-only env file the installer wrote (HOST-06).
+ */
+export function sharedDispatcher(env: ProxyEnv = proxyEnvFrom(process.env)): RoutingDispatcher {
+  const key = JSON.stringify(env);
+  let dispatcher = shared.get(key);
+  if (dispatcher === undefined) {
+    dispatcher = createDispatcher({ env });
+    shared.set(key, dispatcher);
+  }
+  return dispatcher;
+}
