@@ -237,3 +237,57 @@ test("HOST-10 one Core per host: a second Core's command is refused and changes 
     }
   });
 });
+
+test('HOST-06 a rerun with a proxy writes the root-only env file and restarts the service; one without removes it', async () => {
+  await withHost(async (host, core) => {
+    const { command } = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
+      .body as { command: string };
+    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
+    const unit = `oac-node-${installationId}.service`;
+    const envFile = `/etc/oac-node/${installationId}.env`;
+    const first = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
+    assert.equal(first.status, 0, `${first.stdout}\n${first.stderr}`);
+    const started = async () =>
+      (await host.shOk(`systemctl show -p ActiveEnterTimestampMonotonic --value ${unit}`)).trim();
+    const before = await started();
+
+    // Core is on loopback, which always goes direct (DL-04), so the node stays reachable.
+    const proxy = 'http://proxy-user:s3cret@10.255.255.1:3128';
+    const withProxy = await host.exec(['sh'], {
+      stdin: `export https_proxy='${proxy}' no_proxy=internal.test; ${command}\n`,
+      timeoutMs: 600_000,
+    });
+    assert.equal(withProxy.status, 0, `${withProxy.stdout}\n${withProxy.stderr}`);
+    assert.match(withProxy.stdout, /created +\/etc\/oac-node\/\S+\.env/);
+    assert.match(withProxy.stdout, /updated +\S+ restarted/);
+    assert.doesNotMatch(withProxy.stdout, /s3cret/, 'SEC-03 the proxy password is not printed');
+    assert.equal((await host.shOk(`stat -c '%U %a' ${envFile}`)).trim(), 'root 600');
+    assert.equal(
+      (await host.shOk(`cat ${envFile}`)).trim(),
+      `https_proxy="${proxy}"\nno_proxy="internal.test"`,
+    );
+    assert.doesNotMatch(
+      await host.shOk(`cat /etc/systemd/system/${unit}`),
+      /s3cret|10\.255/,
+      'never in the unit',
+    );
+    assert.match(
+      await host.shOk(
+        `systemctl show -p Environment ${unit}; cat /proc/$(systemctl show -p MainPID --value ${unit})/environ | tr '\\0' '\\n'`,
+      ),
+      /^https_proxy=http:\/\/proxy-user:s3cret@10\.255\.255\.1:3128$/m,
+    );
+    assert.notEqual(await started(), before, 'the service was restarted');
+
+    const without = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
+    assert.equal(without.status, 0, `${without.stdout}\n${without.stderr}`);
+    assert.match(without.stdout, /removed +\/etc\/oac-node\/\S+\.env/);
+    assert.equal((await host.sh(`test -e ${envFile}`)).status, 1);
+    const listed = ((await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as { nodes: Node[] })
+      .nodes;
+    assert.deepEqual(
+      { c: listed[0]?.connected, r: listed[0]?.provider_ready },
+      { c: true, r: true },
+    );
+  });
+});
