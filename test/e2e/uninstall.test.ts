@@ -75,3 +75,50 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
     await host.stop();
   }
 });
+
+test('UNI-01 Core gone: uninstall says to use --force and changes nothing; with --force it completes', async () => {
+  const host = await bootHost();
+  const core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+  let coreStopped = false;
+  try {
+    const pristine = await host.snapshot();
+    const { command } = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
+      .body as { command: string };
+    const install = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
+    assert.equal(install.status, 0, `${install.stdout}\n${install.stderr}`);
+    const sha = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
+    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
+    const uninstall = [
+      'env',
+      '-u',
+      'NODE_OPTIONS',
+      `/root/.oac/node-bootstrap/${sha}`,
+      'uninstall',
+      '--installation-id',
+      installationId,
+    ];
+    await core.stop();
+    coreStopped = true;
+
+    const installed = await host.snapshot();
+    const refused = await host.exec(uninstall);
+    assert.equal(refused.status, 1, refused.stdout);
+    assert.match(
+      refused.stderr,
+      /^oac-node: Cannot ask Core at http:\/\/127\.0\.0\.1:\d+ whether the node was removed: /m,
+    );
+    assert.match(refused.stderr, /--force/);
+    assert.deepEqual(diffSnapshots(installed, await host.snapshot()), []);
+
+    const forced = await host.exec([...uninstall, '--force']);
+    assert.equal(forced.status, 0, `${forced.stdout}\n${forced.stderr}`);
+    const differences = diffSnapshots(pristine, await host.snapshot());
+    assert.ok(
+      differences.every((line) => /docker ?images?/i.test(line)),
+      differences.join('\n'),
+    );
+  } finally {
+    if (!coreStopped) await core.stop();
+    await host.stop();
+  }
+});
