@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootHost, type E2eHost } from '../test/e2e/harness/host.ts';
 import { startCoreInHost, type CoreInHost } from '../test/e2e/helpers/core-in-host.ts';
+import { fromLine } from '../test/e2e/helpers/install-line.ts';
 import { releaseFromDist } from '../test/e2e/helpers/release.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -71,17 +72,7 @@ async function main(): Promise<void> {
         }
       ).nodes[0]?.node_id ?? '';
     await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`);
-    const sha = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
-    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
-    const removed = await host.exec([
-      'env',
-      '-u',
-      'NODE_OPTIONS',
-      `/root/.oac/node-bootstrap/${sha}`,
-      'uninstall',
-      '--installation-id',
-      installationId,
-    ]);
+    const removed = await host.exec(fromLine(command).uninstall);
     say(indent(`${removed.stderr}${removed.stdout}`));
     if (removed.status !== 0)
       throw new Error(`the uninstall failed with status ${String(removed.status)}`);

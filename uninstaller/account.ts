@@ -4,6 +4,7 @@
 import { NODE_HOME, NODE_UID, NODE_USER } from '../installer/context.ts';
 import type { Step } from '../src/engine/step.ts';
 import { deleteUser, readGroups, readPasswd, removeFromGroup } from '../src/host/accounts.ts';
+import { runAsNode } from './as-node.ts';
 import { owned, type UninstallContext } from './context.ts';
 
 export const groupStep: Step<UninstallContext, string[]> = {
@@ -44,23 +45,7 @@ export const homeStep: Step<UninstallContext, boolean> = {
   async apply(ctx) {
     // Emptied as the node account first (its files are its own), then the directory itself.
     const path = ctx.host.path(NODE_HOME);
-    await ctx.host.run(
-      'setpriv',
-      [
-        '--reuid',
-        String(NODE_UID),
-        '--regid',
-        String(NODE_UID),
-        '--clear-groups',
-        '--',
-        'find',
-        path,
-        '-mindepth',
-        '1',
-        '-delete',
-      ],
-      { newSession: true },
-    );
+    await runAsNode(ctx.host, ['find', path, '-mindepth', '1', '-delete']);
     await ctx.host.remove(NODE_HOME);
     await ctx.journal.forget('directory:home');
     return { outcome: 'removed', detail: NODE_HOME };

@@ -1,10 +1,11 @@
 // The node's Docker network, its state (removed as oac-node, HOST-08), and its program. The
 // Runtime image stays: uninstall never deletes Docker images or volumes (UNI-04).
-import { DOCKER_SOCKET, NODE_UID, stateDir } from '../installer/context.ts';
+import { DOCKER_SOCKET, stateDir } from '../installer/context.ts';
 import { PROGRAM_DIR, programPath } from '../installer/program.ts';
 import type { Step } from '../src/engine/step.ts';
 import { readdir } from '../src/host/dir.ts';
 import { DockerApi } from '../src/net/docker-api.ts';
+import { runAsNode } from './as-node.ts';
 import { owned, type UninstallContext } from './context.ts';
 
 const networkName = (id: string) => `oac-node-${id}`;
@@ -51,23 +52,7 @@ export const stateStep: Step<UninstallContext, boolean> = {
   async apply(ctx) {
     const path = ctx.host.path(stateDir(ctx.installationId));
     // As the node account, in its own session: root never walks a tree oac-node can write.
-    const r = await ctx.host.run(
-      'setpriv',
-      [
-        '--reuid',
-        String(NODE_UID),
-        '--regid',
-        String(NODE_UID),
-        '--clear-groups',
-        '--',
-        'rm',
-        '-rf',
-        '--',
-        path,
-      ],
-      { newSession: true },
-    );
-    if (r.exitCode !== 0) throw new Error(`removing ${path} as oac-node failed: ${r.stderr}`);
+    await runAsNode(ctx.host, ['rm', '-rf', '--', path]);
     await ctx.journal.forget('state');
     return { outcome: 'removed', detail: stateDir(ctx.installationId) };
   },

@@ -50,6 +50,9 @@ export class Host {
       uid: options.uid,
       gid: options.gid,
       env: { PATH, LANG: 'C', ...options.env },
+      // Not the caller's directory: as oac-node that may be unreadable (/root), and no command
+      // here depends on it.
+      cwd: '/',
       extendEnv: false,
       detached: options.newSession ?? false,
       timeout: options.timeoutMs ?? 120_000,

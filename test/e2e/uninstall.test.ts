@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { bootHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost } from './helpers/core-in-host.ts';
+import { installByLine } from './helpers/install-line.ts';
 import { releaseFromDist } from './helpers/release.ts';
 
 let releaseDir: string;
@@ -23,21 +24,7 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
   const core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
   try {
     const pristine = await host.snapshot();
-    const { command } = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
-      .body as { command: string };
-    const install = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
-    assert.equal(install.status, 0, `${install.stdout}\n${install.stderr}`);
-    const sha = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
-    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
-    const uninstall = [
-      'env',
-      '-u',
-      'NODE_OPTIONS',
-      `/root/.oac/node-bootstrap/${sha}`,
-      'uninstall',
-      '--installation-id',
-      installationId,
-    ];
+    const { uninstall } = await installByLine(host, core);
 
     const installed = await host.snapshot();
     const refused = await host.exec(uninstall);
@@ -82,21 +69,7 @@ test('UNI-01 Core gone: uninstall says to use --force and changes nothing; with 
   let coreStopped = false;
   try {
     const pristine = await host.snapshot();
-    const { command } = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
-      .body as { command: string };
-    const install = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
-    assert.equal(install.status, 0, `${install.stdout}\n${install.stderr}`);
-    const sha = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
-    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
-    const uninstall = [
-      'env',
-      '-u',
-      'NODE_OPTIONS',
-      `/root/.oac/node-bootstrap/${sha}`,
-      'uninstall',
-      '--installation-id',
-      installationId,
-    ];
+    const { uninstall } = await installByLine(host, core);
     await core.stop();
     coreStopped = true;
 
