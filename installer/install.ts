@@ -91,7 +91,7 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
 
 /** A registered node reads its configuration with its own credential; a new one with the token. */
 async function authFor(ctx: InstallContext): Promise<CoreAuth> {
-  const identity = await readNodeIdentity(ctx);
+  const identity = await readNodeIdentity(ctx.host, ctx.options.installationId);
   if (identity?.enrolled !== undefined)
     return { kind: 'node', nodeId: identity.node_id, credential: identity.credential };
   if (ctx.token === undefined)

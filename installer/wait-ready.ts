@@ -5,23 +5,27 @@ import { storedIdentity, type StoredIdentity } from '../src/agent/identity-store
 import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { redactor } from '../src/ui/redact.ts';
+import { parseJsonWith } from '../src/json-file.ts';
+import type { Host } from '../src/host/host.ts';
 import { stateDir, unitName, type InstallContext } from './context.ts';
 
-export async function readNodeIdentity(ctx: InstallContext): Promise<StoredIdentity | undefined> {
+/** The node's identity as root reads it (install, rerun, uninstall); its credential redacted. */
+export async function readNodeIdentity(
+  host: Host,
+  installationId: string,
+): Promise<StoredIdentity | undefined> {
   // Root reads a file in a directory oac-node can write: never through a symlink (SEC-02).
-  const raw = await ctx.host.readNoFollow(`${stateDir(ctx.options.installationId)}/identity.json`);
-  if (raw === undefined) return undefined;
-  const parsed = storedIdentity.safeParse(JSON.parse(raw.toString('utf8')));
-  if (!parsed.success) return undefined;
-  redactor.add(parsed.data.credential);
-  return parsed.data;
+  const raw = await host.readNoFollow(`${stateDir(installationId)}/identity.json`);
+  const identity = raw === undefined ? undefined : parseJsonWith(raw, storedIdentity);
+  if (identity !== undefined) redactor.add(identity.credential);
+  return identity;
 }
 
 export async function waitUntilReady(
   ctx: InstallContext,
   timeoutSeconds: number,
 ): Promise<{ nodeId: string }> {
-  const identity = await readNodeIdentity(ctx);
+  const identity = await readNodeIdentity(ctx.host, ctx.options.installationId);
   if (identity === undefined)
     throw new OacError('not_registered', 'The node has no identity after preparation');
   const client = new CoreClient({

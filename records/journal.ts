@@ -4,6 +4,7 @@
 // that exists was made by us. Written atomically, root-only, zod-validated on every read.
 import * as z from 'zod';
 import { OacError } from '../src/errors.ts';
+import { parseJsonWith } from '../src/json-file.ts';
 import { readdir } from '../src/host/dir.ts';
 import type { Host } from '../src/host/host.ts';
 
@@ -46,20 +47,14 @@ export async function readJournal(
 ): Promise<JournalData | undefined> {
   const raw = await host.readFile(journalPath(installationId));
   if (raw === undefined) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(raw.toString('utf8'));
-  } catch {
-    json = undefined;
-  }
-  const parsed = journalSchema.safeParse(json);
-  if (!parsed.success) {
+  const data = parseJsonWith(raw, journalSchema);
+  if (data === undefined) {
     throw new OacError(
       'journal_damaged',
       `The record ${host.path(journalPath(installationId))} is damaged; move it aside and run the command again`,
     );
   }
-  return parsed.data;
+  return data;
 }
 
 /** Every installation recorded on this host (HOST-10: one Core per host). */

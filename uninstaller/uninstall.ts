@@ -5,7 +5,9 @@
 import { stateDir } from '../installer/context.ts';
 import { JOURNAL_DIR, Journal, journalPath, listJournals } from '../records/journal.ts';
 import { readdir } from '../src/host/dir.ts';
-import { storedIdentity } from '../src/agent/identity-store.ts';
+import * as z from 'zod';
+import { readNodeIdentity } from '../installer/wait-ready.ts';
+import { parseJsonWith } from '../src/json-file.ts';
 import type { Emit } from '../src/engine/events.ts';
 import { runSteps, type RunReport } from '../src/engine/runner.ts';
 import type { Step } from '../src/engine/step.ts';
@@ -16,7 +18,6 @@ import { hint, message } from '../src/messages.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { CoreError } from '../src/net/core-errors.ts';
-import { redactor } from '../src/ui/redact.ts';
 import { accountStep, groupStep, homeStep } from './account.ts';
 import type { UninstallContext } from './context.ts';
 import { networkStep, programStep, stateStep } from './node-files.ts';
@@ -89,12 +90,8 @@ export async function uninstall(
 
 /** UNI-01: Core, at the enrolled address, must no longer accept the node's credential. */
 async function askCore(host: Host, installationId: string): Promise<void> {
-  const raw = await host.readNoFollow(`${stateDir(installationId)}/identity.json`);
-  if (raw === undefined) return; // never registered: nothing Core knows
-  const parsed = storedIdentity.safeParse(JSON.parse(raw.toString('utf8')));
-  if (!parsed.success) return;
-  const identity = parsed.data;
-  redactor.add(identity.credential);
+  const identity = await readNodeIdentity(host, installationId);
+  if (identity === undefined) return; // never registered: nothing Core knows
   const client = new CoreClient({
     dispatcher: sharedDispatcher(),
     coreUrl: identity.core_url,
@@ -119,13 +116,13 @@ async function keptAlways(host: Host, installationId: string): Promise<string[]>
   const lines: string[] = [];
   const raw = await host.readNoFollow(`${stateDir(installationId)}/provider.json`);
   const image =
-    raw === undefined
-      ? undefined
-      : (JSON.parse(raw.toString('utf8')) as { adapter?: { image?: unknown } }).adapter?.image;
-  if (typeof image === 'string')
+    raw === undefined ? undefined : parseJsonWith(raw, imageOfProviderFile)?.adapter.image;
+  if (image !== undefined)
     lines.push(`the Runtime image ${image}: remove it with sudo docker image rm ${image}`);
   lines.push(
     'the downloaded installers in ~/.oac/node-bootstrap: remove them with rm -rf ~/.oac/node-bootstrap',
   );
   return lines;
 }
+
+const imageOfProviderFile = z.object({ adapter: z.object({ image: z.string() }) });

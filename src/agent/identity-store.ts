@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { OacError } from '../errors.ts';
+import { parseJsonWith } from '../json-file.ts';
 import { ensureDirectory, readIfExists, writeFileAtomic } from '../host/files.ts';
 import { canonicalUuid, nodeCredential, nodeIdentity, provider } from '../net/core-schemas.ts';
 
@@ -52,20 +53,14 @@ export async function loadIdentity(stateDir: string): Promise<StoredIdentity | u
   const path = identityPath(stateDir);
   const raw = await readIfExists(path);
   if (raw === undefined) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(raw.toString('utf8'));
-  } catch {
-    json = undefined;
-  }
-  const parsed = storedIdentity.safeParse(json);
-  if (!parsed.success) {
+  const identity = parseJsonWith(raw, storedIdentity);
+  if (identity === undefined) {
     throw new OacError(
       'identity_unreadable',
       `The node identity ${path} is damaged; restore the state directory from its backup`,
     );
   }
-  return parsed.data;
+  return identity;
 }
 
 export async function saveIdentity(stateDir: string, identity: StoredIdentity): Promise<void> {

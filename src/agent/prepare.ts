@@ -10,6 +10,7 @@ import { ensureDirectory, lstatIfExists, readIfExists, writeFileAtomic } from '.
 import { DockerApi } from '../net/docker-api.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
 import { redactor } from '../ui/redact.ts';
+import { isRegistered, loadIdentity } from './identity-store.ts';
 import { registerNode } from './register.ts';
 import { fetchManifest, installRuntimeImage, runtimeImageFile } from './node-files.ts';
 import type { PrepareRequest } from './prepare-request.ts';
@@ -159,11 +160,8 @@ const registerStep: Step<PrepareContext, boolean> = {
   id: 'enroll',
   title: 'Register with Core',
   probe: async ({ req }) => {
-    const raw = await readIfExists(join(req.state_dir, 'identity.json'));
-    return (
-      raw !== undefined &&
-      (JSON.parse(raw.toString('utf8')) as { enrolled?: unknown }).enrolled !== undefined
-    );
+    const identity = await loadIdentity(req.state_dir);
+    return identity !== undefined && isRegistered(identity);
   },
   plan: ({ req }, registered) =>
     registered

@@ -27,6 +27,7 @@ import type { EngineEvent } from '../../src/engine/events.ts';
 import { runSteps } from '../../src/engine/runner.ts';
 import type { Step } from '../../src/engine/step.ts';
 import { OacError } from '../../src/errors.ts';
+import { addSystemUser } from '../../src/host/accounts.ts';
 import { Host } from '../../src/host/host.ts';
 
 const ID = 'inst-1';
@@ -68,6 +69,16 @@ async function runRootSteps(proxyEnv: Record<string, string> = {}) {
     outcomes: Object.fromEntries(report.steps.map((s) => [s.step, s.result?.outcome])),
     journal: journal.snapshot,
   };
+}
+
+/** An oac-node account exactly as the installer makes it, but made before the installer ran. */
+function addNodeAccountByHand(): Promise<void> {
+  return addSystemUser(new Host(root), {
+    name: 'oac-node',
+    uid: 65532,
+    home: '/var/lib/oac-node',
+    shell: '/usr/sbin/nologin',
+  });
 }
 
 const passwdLine = () =>
@@ -143,24 +154,7 @@ test('HOST-01/HOST-03/HOST-05 a first run creates the account, home, unit and jo
 });
 
 test('HOST-01 an existing account with UID 65532, the home and a nologin shell is adopted', async () => {
-  execFileSync(
-    'useradd',
-    [
-      '--prefix',
-      root,
-      '--system',
-      '--uid',
-      '65532',
-      '--user-group',
-      '--home-dir',
-      '/var/lib/oac-node',
-      '--no-create-home',
-      '--shell',
-      '/usr/sbin/nologin',
-      'oac-node',
-    ],
-    { stdio: 'ignore' },
-  );
+  await addNodeAccountByHand();
   const { outcomes, journal } = await runRootSteps();
   assert.equal(outcomes.account, 'adopted');
   assert.equal(journal.resources['account:oac-node']?.ownership, 'adopted');
@@ -234,24 +228,7 @@ test('HOST-05 intent is recorded before the change: a run that dies after userad
   const host = new Host(root);
   const journal = await Journal.open(host, ID, CORE);
   await journal.intend('account:oac-node', 'account', 'oac-node');
-  execFileSync(
-    'useradd',
-    [
-      '--prefix',
-      root,
-      '--system',
-      '--uid',
-      '65532',
-      '--user-group',
-      '--home-dir',
-      '/var/lib/oac-node',
-      '--no-create-home',
-      '--shell',
-      '/usr/sbin/nologin',
-      'oac-node',
-    ],
-    { stdio: 'ignore' },
-  );
+  await addNodeAccountByHand();
   const { outcomes, journal: after } = await runRootSteps();
   assert.equal(outcomes.account, 'unchanged');
   assert.equal(
