@@ -12,6 +12,12 @@ export const NODE_HOME = '/var/lib/oac-node';
 export const NOLOGIN = '/usr/sbin/nologin';
 export const DOCKER_SOCKET = '/var/run/docker.sock';
 export const KVM_DEVICE = '/dev/kvm';
+/** microsandbox keeps images and sandboxes here (HOST-04). */
+export const STORE_DIR = `${NODE_HOME}/.oac/m`;
+/** microsandbox puts Unix sockets here: at most 48 bytes (the guide), so it sits in the store. */
+export const RUNTIME_HOME = `${STORE_DIR}/run`;
+/** What the glibc-linked microsandbox needs to start (PRE-05). */
+export const GLIBC_LOADER = '/lib64/ld-linux-x86-64.so.2';
 
 export function stateDir(installationId: string): string {
   return `${NODE_HOME}/.oac/nodes/${installationId}`;

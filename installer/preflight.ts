@@ -2,24 +2,18 @@
 // one line naming what to fix. Root and the token's source are checked by the CLI before the
 // token is read; the rest is here. Reads Core's configuration (ENR-01: the token is not used up)
 // and the release manifest, which later steps reuse.
-import { EXIT, OacError } from '../src/errors.ts';
 import { listJournals } from '../records/journal.ts';
 import { readGroups } from '../src/host/accounts.ts';
-import { freeBytes, hostCapacity, selinuxEnforcing } from '../src/host/probe.ts';
+import { selinuxEnforcing } from '../src/host/probe.ts';
 import { canStartUnits } from '../src/host/systemd.ts';
-import { hint, message, type MessageCode } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { DockerApi, type DockerInfo } from '../src/net/docker-api.ts';
 import { fetchManifest, runtimeImageFile } from '../src/agent/node-files.ts';
-import { DOCKER_SOCKET, KVM_DEVICE, NODE_HOME, type InstallContext } from './context.ts';
-
-const MIB = 1024 * 1024;
-
-function fail(code: MessageCode, values: Record<string, string | number> = {}): never {
-  throw new OacError(code, message(code, values), { hint: hint(code) });
-}
+import { DOCKER_SOCKET, type InstallContext } from './context.ts';
+import { checkCapacity, checkDisk, fail, type SandboxNeed } from './preflight-checks.ts';
+import { checkMicrosandbox } from './preflight-microsandbox.ts';
 
 export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<void> {
   const { host, options } = ctx;
@@ -38,19 +32,11 @@ export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<vo
   const spec = configuration.specification;
   const need = { cpus: positive(spec.cpus), memoryMib: positive(spec.memory_mib) };
   if (configuration.provider === 'docker') {
+    if (options.checkpointRoot !== undefined) fail('checkpoint_root_docker');
     await checkDocker(ctx, need);
     return;
   }
-  await checkKvm(ctx, need);
-  // The host checks run, so an operator learns what the host lacks; the node files and the
-  // microsandbox provider file are not built yet: say so rather than install half a node.
-  throw new OacError(
-    'not_built',
-    'Installing a microsandbox node is not built yet (see issue #4); this host passed its checks',
-    {
-      exitCode: EXIT.notBuilt,
-    },
-  );
+  await checkMicrosandbox(ctx, need);
 }
 
 async function checkOneCore(ctx: InstallContext): Promise<void> {
@@ -65,10 +51,7 @@ async function checkOneCore(ctx: InstallContext): Promise<void> {
   }
 }
 
-async function checkDocker(
-  ctx: InstallContext,
-  need: { cpus: number; memoryMib: number },
-): Promise<void> {
+async function checkDocker(ctx: InstallContext, need: SandboxNeed): Promise<void> {
   const socket = await ctx.host.lstat(DOCKER_SOCKET);
   if (socket === undefined || !socket.isSocket()) fail('docker_unavailable');
   const group = (await readGroups(ctx.host)).find((g) => g.gid === socket.gid);
@@ -92,46 +75,8 @@ async function checkDocker(
   }
   if (!info.MemoryLimit || !info.CpuCfsQuota || !info.CpuCfsPeriod) fail('docker_limits');
   checkCapacity(info.NCPU, info.MemTotal, need);
-  ctx.diskNeed = await imageDiskNeed(ctx);
   // PRE-07: the image download plus its unpacked copy, before anything is downloaded.
-  const free = await freeBytes(ctx.host, NODE_HOME);
-  const needBytes = ctx.diskNeed ?? 0;
-  if (free < needBytes)
-    fail('disk_too_small', {
-      free: Math.floor(free / MIB),
-      path: NODE_HOME,
-      need: Math.ceil(needBytes / MIB),
-    });
-}
-
-async function checkKvm(
-  ctx: InstallContext,
-  need: { cpus: number; memoryMib: number },
-): Promise<void> {
-  const kvm = await ctx.host.lstat(KVM_DEVICE);
-  const group =
-    kvm === undefined ? undefined : (await readGroups(ctx.host)).find((g) => g.gid === kvm.gid);
-  if (
-    kvm === undefined ||
-    !kvm.isCharacterDevice() ||
-    group?.name !== 'kvm' ||
-    (kvm.mode & 0o060) !== 0o060
-  )
-    fail('kvm_unavailable');
-  ctx.providerGroup = { name: group.name, gid: group.gid, path: KVM_DEVICE };
-  const { cpus, memoryBytes } = hostCapacity();
-  checkCapacity(cpus, memoryBytes, need);
-}
-
-function checkCapacity(
-  cpus: number,
-  memoryBytes: number,
-  need: { cpus: number; memoryMib: number },
-): void {
-  const memory = Math.floor(memoryBytes / MIB);
-  if (cpus < need.cpus || memory < need.memoryMib) {
-    fail('host_too_small', { cpus, memory, need_cpus: need.cpus, need_memory: need.memoryMib });
-  }
+  await checkDisk(ctx, await imageDiskNeed(ctx));
 }
 
 function positive(value: unknown): number {

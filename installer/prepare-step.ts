@@ -10,7 +10,14 @@ import { isSea } from 'node:sea';
 import { selfCommand } from '../src/host/self.ts';
 import { programPath } from './program.ts';
 import type { PrepareRequest } from '../src/agent/prepare-request.ts';
-import { DOCKER_SOCKET, NODE_HOME, NODE_UID, stateDir, type InstallContext } from './context.ts';
+import {
+  DOCKER_SOCKET,
+  NODE_HOME,
+  NODE_UID,
+  STORE_DIR,
+  stateDir,
+  type InstallContext,
+} from './context.ts';
 
 interface ChildRun {
   events: EngineEvent[];
@@ -48,8 +55,9 @@ export const prepareStep: Step<InstallContext, ChildRun> = {
     // HOST-05: the oac-node half's resources are recorded too, intent first, so that uninstall
     // removes exactly them.
     const id = ctx.options.installationId;
-    const resources = childResources(id);
+    const resources = childResources(id, ctx.configuration?.provider ?? 'docker');
     for (const [key, r] of Object.entries(resources)) await ctx.journal.intend(key, r.kind, r.name);
+    await recordCheckpointRoot(ctx);
     const { events } = await runChild(ctx, false, ctx.emit);
     for (const event of events) {
       if (event.type !== 'step-done') continue;
@@ -70,16 +78,34 @@ export const prepareStep: Step<InstallContext, ChildRun> = {
   },
 };
 
+/** HOST-11: the shared checkpoint store the operator mounted is recorded as adopted (never
+ *  removed); without --checkpoint-root the node-local one inside the store is used. */
+async function recordCheckpointRoot(ctx: InstallContext): Promise<void> {
+  const path = ctx.options.checkpointRoot;
+  if (path === undefined) {
+    if (ctx.journal.get('checkpoint-root') !== undefined)
+      await ctx.journal.forget('checkpoint-root');
+    return;
+  }
+  await ctx.journal.record('checkpoint-root', {
+    kind: 'directory',
+    name: path,
+    ownership: 'adopted',
+    detail: { shared: true },
+  });
+}
+
 /** What `_prepare` creates, by the child's step IDs, as the journal records it. */
-function childResources(installationId: string) {
-  return {
-    state: { step: 'state', kind: 'directory' as const, name: stateDir(installationId) },
-    network: {
-      step: 'network',
-      kind: 'docker-network' as const,
-      name: `oac-node-${installationId}`,
-    },
+function childResources(installationId: string, provider: 'docker' | 'microsandbox') {
+  const state = { step: 'state', kind: 'directory' as const, name: stateDir(installationId) };
+  if (provider === 'microsandbox')
+    return { state, store: { step: 'store', kind: 'directory' as const, name: STORE_DIR } };
+  const network = {
+    step: 'network',
+    kind: 'docker-network' as const,
+    name: `oac-node-${installationId}`,
   };
+  return { state, network };
 }
 
 async function runChild(
@@ -102,6 +128,9 @@ async function runChild(
     token: dryRun ? null : (ctx.token ?? null),
     configuration,
     state_dir: ctx.host.path(stateDir(ctx.options.installationId)),
+    store_dir: ctx.host.path(STORE_DIR),
+    checkpoint_root:
+      ctx.options.checkpointRoot === undefined ? null : ctx.host.path(ctx.options.checkpointRoot),
     docker_host: `unix://${ctx.host.path(DOCKER_SOCKET)}`,
     proxy_env: ctx.options.proxyEnv,
     dry_run: dryRun,

@@ -9,13 +9,20 @@ export interface UnitInput {
   installationId: string;
   coreUrl: string;
   provider: 'docker' | 'microsandbox';
+  /** microsandbox's shared checkpoint store (HOST-11): the service must be able to write it. */
+  checkpointRoot?: string;
 }
 
 export function providerFilePath(installationId: string): string {
   return `${stateDir(installationId)}/provider.json`;
 }
 
-export function renderUnit({ installationId, coreUrl, provider }: UnitInput): string {
+export function renderUnit({
+  installationId,
+  coreUrl,
+  provider,
+  checkpointRoot,
+}: UnitInput): string {
   const state = stateDir(installationId);
   // systemd turns `$$` into `$` and expands `%` specifiers: none of these values may hold them
   // (installation IDs are [A-Za-z0-9._-], paths are ours).
@@ -37,7 +44,7 @@ export function renderUnit({ installationId, coreUrl, provider }: UnitInput): st
     'UMask=0077',
     'NoNewPrivileges=yes',
     'ProtectSystem=strict',
-    `ReadWritePaths=${NODE_HOME}`,
+    `ReadWritePaths=${NODE_HOME}${checkpointRoot === undefined ? '' : ` ${checkpointRoot}`}`,
     'ProtectHome=yes',
     'PrivateTmp=yes',
     'ProtectKernelTunables=yes',

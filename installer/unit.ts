@@ -20,6 +20,7 @@ export const unitStep: Step<
       installationId: ctx.options.installationId,
       coreUrl: ctx.options.coreUrl,
       provider,
+      checkpointRoot: ctx.options.checkpointRoot,
     });
     const current = (await ctx.host.readFile(unitPath(ctx.options.installationId)))?.toString(
       'utf8',

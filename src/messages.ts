@@ -137,6 +137,26 @@ export const MESSAGES = {
     message: 'KVM is unavailable, or /dev/kvm must be group-accessible',
     hint: "Enable virtualization; the distribution's KVM package sets root:kvm 0660.",
   },
+  glibc_missing: {
+    message: 'microsandbox needs glibc: {loader} is missing',
+    hint: "Use a glibc distribution (Debian, Ubuntu, Fedora, RHEL); microsandbox links the system's C library.",
+  },
+  runtime_home_too_long: {
+    message: "microsandbox's runtime directory {path} is longer than 48 bytes",
+    hint: 'microsandbox puts Unix sockets there; install without --root or with a shorter one.',
+  },
+  checkpoint_root_invalid: {
+    message: 'The checkpoint store {path} {problem}',
+    hint: 'Mount the shared store at that absolute path, owned by UID 65532 (oac-node) with no access for others, then run the command again.',
+  },
+  checkpoint_root_docker: {
+    message: '--checkpoint-root applies only to microsandbox nodes; this Core uses Docker',
+    hint: 'Run the command without --checkpoint-root.',
+  },
+  checkpoint_root_changed: {
+    message: 'This node keeps its checkpoint store at {theirs}, but this command asks for {ours}',
+    hint: 'A node changes its store only when added again: remove it on Nodes, uninstall it, then add it with the new --checkpoint-root.',
+  },
   host_too_small: {
     message:
       'This host has {cpus} CPUs and {memory} MiB of memory; each sandbox needs {need_cpus} CPUs and {need_memory} MiB',

@@ -6,6 +6,7 @@ import type { Step } from '../src/engine/step.ts';
 import { deleteUser, readGroups, readPasswd, removeFromGroup } from '../src/host/accounts.ts';
 import { runAsNode } from './as-node.ts';
 import { owned, type UninstallContext } from './context.ts';
+import { storeStays } from './store.ts';
 
 export const groupStep: Step<UninstallContext, string[]> = {
   id: 'group',
@@ -30,12 +31,22 @@ export const groupStep: Step<UninstallContext, string[]> = {
   },
 };
 
-export const homeStep: Step<UninstallContext, boolean> = {
+interface Found {
+  exists: boolean;
+  /** The microsandbox store stays (UNI-05 under --force): so do the home and the account. */
+  storeStays: boolean;
+}
+
+export const homeStep: Step<UninstallContext, Found> = {
   id: 'home',
   title: `Home ${NODE_HOME}`,
-  probe: async (ctx) => (await ctx.host.lstat(NODE_HOME)) !== undefined,
-  plan(ctx, exists) {
+  probe: async (ctx) => ({
+    exists: (await ctx.host.lstat(NODE_HOME)) !== undefined,
+    storeStays: await storeStays(ctx),
+  }),
+  plan(ctx, { exists, storeStays }) {
     if (!exists) return { kind: 'skip', detail: `${NODE_HOME} absent` };
+    if (storeStays) return { kind: 'keep', detail: `${NODE_HOME} (it holds the kept store)` };
     if (!owned(ctx, 'directory:home'))
       return { kind: 'keep', detail: `${NODE_HOME} (it was there before the installer)` };
     if (ctx.otherInstallations > 0)
@@ -52,13 +63,20 @@ export const homeStep: Step<UninstallContext, boolean> = {
   },
 };
 
-export const accountStep: Step<UninstallContext, boolean> = {
+export const accountStep: Step<UninstallContext, Found> = {
   id: 'account',
   title: `Service account ${NODE_USER}`,
-  probe: async (ctx) =>
-    (await readPasswd(ctx.host)).some((u) => u.name === NODE_USER && u.uid === NODE_UID),
-  plan(ctx, exists) {
+  probe: async (ctx) => ({
+    exists: (await readPasswd(ctx.host)).some((u) => u.name === NODE_USER && u.uid === NODE_UID),
+    storeStays: await storeStays(ctx),
+  }),
+  plan(ctx, { exists, storeStays }) {
     if (!exists) return { kind: 'skip', detail: `no user ${NODE_USER}` };
+    if (storeStays)
+      return {
+        kind: 'keep',
+        detail: `user ${NODE_USER} (it owns the kept store; rerun to finish)`,
+      };
     if (!owned(ctx, 'account:oac-node'))
       return {
         kind: 'keep',

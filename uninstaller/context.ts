@@ -12,6 +12,9 @@ export interface UninstallContext {
   emit: Emit;
   /** Other installations recorded on this host: the account and home stay while any remain. */
   otherInstallations: number;
+  /** Core confirmed the node's removal (or it never registered): the microsandbox store may go
+   *  (UNI-05). False under --force. */
+  coreConfirmed: boolean;
   /** Lines for the summary: what was kept, and the command that removes it. */
   kept: string[];
 }

@@ -22,6 +22,7 @@ import { accountStep, groupStep, homeStep } from './account.ts';
 import type { UninstallContext } from './context.ts';
 import { networkStep, programStep, stateStep } from './node-files.ts';
 import { envFileStep, serviceStep, unitFileStep } from './service.ts';
+import { storeStep } from './store.ts';
 
 export interface UninstallRequest {
   root: string;
@@ -36,6 +37,7 @@ const STEPS = [
   envFileStep,
   networkStep,
   stateStep,
+  storeStep,
   programStep,
   groupStep,
   homeStep,
@@ -59,7 +61,7 @@ export async function uninstall(
   try {
     const journals = await listJournals(host);
     const mine = journals.find((j) => j.installation_id === req.installationId);
-    if (!req.force) await askCore(host, req.installationId);
+    const asked = req.force ? 'not asked' : await askCore(host, req.installationId);
     const journal = await Journal.open(
       host,
       req.installationId,
@@ -73,11 +75,26 @@ export async function uninstall(
       emit,
       otherInstallations: journals.length - (mine ? 1 : 0),
       kept,
+      coreConfirmed: false,
     };
-    kept.push(...(await keptAlways(host, req.installationId)));
+    // UNI-05: Core confirmed now, or the node never registered and no earlier forced run left
+    // a store behind whose node Core may still list.
+    ctx.coreConfirmed =
+      asked === 'confirmed' ||
+      (asked === 'never registered' && journal.get('store')?.detail.kept_unconfirmed !== true);
+    kept.push(...(await keptAlways(host, req.installationId, journal)));
     const report = await runSteps(STEPS, ctx, { dryRun: req.dryRun, emit });
     for (const step of report.steps) if (step.action.kind === 'keep') kept.push(step.action.detail);
-    if (!req.dryRun) {
+    const storeKept = report.steps.some((s) => s.step === 'store' && s.action.kind === 'keep');
+    if (!req.dryRun && storeKept) {
+      // The journal stays with what is left, so the rerun after the store's deletion finishes.
+      const store = journal.get('store');
+      if (store !== undefined)
+        await journal.record('store', {
+          ...store,
+          detail: { ...store.detail, kept_unconfirmed: true },
+        });
+    } else if (!req.dryRun) {
       await host.remove(journalPath(req.installationId));
       // The records directory goes with the last installation it recorded.
       if ((await readdir(host, JOURNAL_DIR)).length === 0) await host.remove(JOURNAL_DIR);
@@ -89,9 +106,12 @@ export async function uninstall(
 }
 
 /** UNI-01: Core, at the enrolled address, must no longer accept the node's credential. */
-async function askCore(host: Host, installationId: string): Promise<void> {
+async function askCore(
+  host: Host,
+  installationId: string,
+): Promise<'confirmed' | 'never registered'> {
   const identity = await readNodeIdentity(host, installationId);
-  if (identity === undefined) return; // never registered: nothing Core knows
+  if (identity === undefined) return 'never registered'; // nothing Core knows
   const client = new CoreClient({
     dispatcher: sharedDispatcher(),
     coreUrl: identity.core_url,
@@ -100,7 +120,7 @@ async function askCore(host: Host, installationId: string): Promise<void> {
   try {
     await client.identity(identity.node_id, identity.credential);
   } catch (error) {
-    if (error instanceof CoreError && error.code === 'node_credential_refused') return;
+    if (error instanceof CoreError && error.code === 'node_credential_refused') return 'confirmed';
     const reason = error instanceof Error ? error.message : String(error);
     throw new OacError('core_gone', message('core_gone', { origin: identity.core_url, reason }), {
       hint: hint('core_gone'),
@@ -112,17 +132,27 @@ async function askCore(host: Host, installationId: string): Promise<void> {
 }
 
 /** UNI-04, UNI-06: what uninstall never deletes, with the command that does. */
-async function keptAlways(host: Host, installationId: string): Promise<string[]> {
+async function keptAlways(host: Host, installationId: string, journal: Journal): Promise<string[]> {
   const lines: string[] = [];
   const raw = await host.readNoFollow(`${stateDir(installationId)}/provider.json`);
-  const image =
-    raw === undefined ? undefined : parseJsonWith(raw, imageOfProviderFile)?.adapter.image;
-  if (image !== undefined)
+  const file = raw === undefined ? undefined : parseJsonWith(raw, imageOfProviderFile);
+  // A microsandbox node's image lives in its store, which goes with the store (UNI-05).
+  if (file?.provider === 'docker') {
+    const image = file.adapter.image;
     lines.push(`the Runtime image ${image}: remove it with sudo docker image rm ${image}`);
+  }
+  const shared = journal.get('checkpoint-root');
+  if (shared !== undefined)
+    lines.push(
+      `the shared checkpoint store ${shared.name} (it was mounted for the node, not made by it)`,
+    );
   lines.push(
     'the downloaded installers in ~/.oac/node-bootstrap: remove them with rm -rf ~/.oac/node-bootstrap',
   );
   return lines;
 }
 
-const imageOfProviderFile = z.object({ adapter: z.object({ image: z.string() }) });
+const imageOfProviderFile = z.object({
+  provider: z.string(),
+  adapter: z.object({ image: z.string() }),
+});

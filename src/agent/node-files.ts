@@ -67,15 +67,16 @@ export function runtimeImageFile(manifest: ReleaseManifest): RuntimeImageFile {
   return file;
 }
 
-/** Downloads (or resumes, or reuses) the image archive, loads it, deletes the archive (DL-06). */
-export async function installRuntimeImage(
+/** Downloads (or resumes, or reuses) one node file of the release into `dest`, verified against
+ *  the manifest (DL-01, DL-02), with progress and `Resuming …` notes under `step`. */
+export async function downloadNodeFile(
   req: PrepareRequest,
   manifest: ReleaseManifest,
-  filesDir: string,
+  file: ReleaseFile,
+  dest: string,
+  step: string,
   emit: Emit,
-): Promise<string> {
-  const file = runtimeImageFile(manifest);
-  const dest = join(filesDir, file.name);
+): Promise<void> {
   const url = new URL(`/node-files/${manifest.release}/${file.name}`, req.console_url);
   await downloadFile({
     url,
@@ -85,26 +86,28 @@ export async function installRuntimeImage(
     dispatcher: dispatcherFor(req.proxy_env),
     onProgress: (p) => {
       if (p.phase === 'resuming')
-        emit({
-          type: 'note',
-          step: 'runtime',
-          message: `Resuming ${file.name} at ${p.resumedFrom} bytes`,
-        });
+        emit({ type: 'note', step, message: `Resuming ${file.name} at ${p.resumedFrom} bytes` });
       if (p.phase === 'restarting')
         emit({
           type: 'note',
-          step: 'runtime',
+          step,
           message: `${file.name}: the server cannot resume; starting again`,
         });
-      emit({
-        type: 'progress',
-        step: 'runtime',
-        file: file.name,
-        received: p.received,
-        total: p.total,
-      });
+      emit({ type: 'progress', step, file: file.name, received: p.received, total: p.total });
     },
   });
+}
+
+/** Downloads (or resumes, or reuses) the image archive, loads it, deletes the archive (DL-06). */
+export async function installRuntimeImage(
+  req: PrepareRequest,
+  manifest: ReleaseManifest,
+  filesDir: string,
+  emit: Emit,
+): Promise<string> {
+  const file = runtimeImageFile(manifest);
+  const dest = join(filesDir, file.name);
+  await downloadNodeFile(req, manifest, file, dest, 'runtime', emit);
   const docker = new DockerApi(req.docker_host);
   try {
     await docker.loadImage(readStream(dest));

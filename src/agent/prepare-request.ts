@@ -12,6 +12,10 @@ export const prepareRequest = z.strictObject({
   token: z.string().min(1).nullable(),
   configuration: nodeConfiguration,
   state_dir: z.string().startsWith('/'),
+  /** microsandbox: the store /var/lib/oac-node/.oac/m (HOST-04), as this host maps it. */
+  store_dir: z.string().startsWith('/'),
+  /** microsandbox: the shared checkpoint store of --checkpoint-root, or null (HOST-11). */
+  checkpoint_root: z.string().startsWith('/').nullable(),
   docker_host: z.string().regex(/^unix:\/\/\/\S+$/),
   proxy_env: z.record(z.string(), z.string()),
   /** Probe and plan only: print what would change (install --dry-run, and the installer's probe). */

@@ -47,6 +47,9 @@ const microsandboxAdapter = z.strictObject({
   environment_disk_mib: positiveInt,
   network: z.enum(['public', 'none']),
   runtime_home: runtimeHome,
+  /** Where checkpoints go: node-local by default, a shared store with --checkpoint-root
+   *  (HOST-11). Optional: a manually registered node may leave it to microsandbox. */
+  checkpoint_root: absolutePath.optional(),
 });
 
 const common = {

@@ -135,3 +135,18 @@ export async function copyIfDifferent(
 export async function removeFile(path: string): Promise<void> {
   await rm(path, { force: true });
 }
+
+/** Sets a file's permission bits (the microsandbox helper: executable after its check). */
+export async function setMode(path: string, mode: number): Promise<void> {
+  await chmod(path, mode);
+}
+
+/** Whether this process can create and delete a file in `dir` (a checkpoint store). */
+export async function canWriteDirectory(dir: string): Promise<boolean> {
+  try {
+    await access(dir, constants.W_OK | constants.X_OK);
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -49,7 +49,8 @@ export const releaseFileSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     ...common,
     kind: z.literal('runtime-image'),
-    provider: z.literal('docker'),
+    // Both providers import it: Docker with `docker load`, microsandbox into its store.
+    provider: z.literal('any'),
     image: imageSchema,
   }),
   z.strictObject({

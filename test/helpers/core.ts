@@ -283,8 +283,7 @@ export async function makeReleaseDir(): Promise<SampleRelease> {
       size: f.data.length,
       sha256: f.sha256,
       kind: f.kind,
-      provider:
-        f.kind === 'runtime-image' ? 'docker' : f.kind === 'node-program' ? 'any' : 'microsandbox',
+      provider: f.kind === 'runtime-image' || f.kind === 'node-program' ? 'any' : 'microsandbox',
       ...(f.kind === 'runtime-image'
         ? {
             image: {

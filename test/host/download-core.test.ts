@@ -68,8 +68,7 @@ before(async () => {
       size: f.data.length,
       sha256: f.sha256,
       kind: f.kind,
-      provider:
-        f.kind === 'runtime-image' ? 'docker' : f.kind === 'node-program' ? 'any' : 'microsandbox',
+      provider: f.kind === 'runtime-image' || f.kind === 'node-program' ? 'any' : 'microsandbox',
     })),
   };
   await writeFile(join(releaseDir, 'manifest.json'), JSON.stringify(manifest));

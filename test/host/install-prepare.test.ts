@@ -3,7 +3,6 @@
 // session, the request on stdin), against the reference Core serving a real release and a
 // private real dockerd.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -25,8 +24,8 @@ import { startCore, type TestCore } from '../helpers/core.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import { issueToken, listNodes } from '../helpers/node.ts';
 import { privateDockerd, type PrivateDockerd } from '../helpers/private-dockerd.ts';
+import { NODE_UID as UID, outcomes, runPrepare } from '../helpers/prepare.ts';
 
-const UID = 65532;
 let scratch: string;
 let core: TestCore;
 let dockerd: PrivateDockerd;
@@ -53,52 +52,8 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-interface Prepared {
-  status: number | null;
-  events: Array<{ type: string; step?: string; result?: { outcome: string } }>;
-  stderr: string;
-}
-
-/** Runs `_prepare` the way the installer does: as UID 65532 with the docker group, own session. */
-function prepare(request: object): Promise<Prepared> {
-  const exe = join(scratch, 'oac-node'); // a copy UID 65532 can execute (see before())
-  const child = spawn(
-    'setpriv',
-    [
-      '--reuid',
-      String(UID),
-      '--regid',
-      String(UID),
-      '--groups',
-      String(dockerGid),
-      '--',
-      exe,
-      '_prepare',
-    ],
-    {
-      env: {},
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  child.stdin.end(`${JSON.stringify(request)}\n`);
-  return new Promise((resolve) =>
-    child.once('close', (status) =>
-      resolve({
-        status,
-        stderr,
-        events: stdout
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as Prepared['events'][number]),
-      }),
-    ),
-  );
-}
+/** `_prepare` as UID 65532 with the docker group, a copy it can execute (see before()). */
+const prepare = (request: object) => runPrepare(join(scratch, 'oac-node'), dockerGid, request);
 
 async function requestFor(name: string, token: string) {
   const home = join(scratch, name);
@@ -115,15 +70,12 @@ async function requestFor(name: string, token: string) {
     token,
     configuration,
     state_dir: join(home, 'state'),
+    store_dir: join(home, 'm'),
+    checkpoint_root: null,
     docker_host: dockerd.host,
     proxy_env: {},
   };
 }
-
-const outcomes = (p: Prepared) =>
-  Object.fromEntries(
-    p.events.filter((e) => e.type === 'step-done').map((e) => [e.step, e.result?.outcome]),
-  );
 
 test('HOST-08 _prepare as oac-node: state, image, network, provider file, registration; a rerun changes nothing', async () => {
   const token = await issueToken(core);

@@ -78,6 +78,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     parseServiceUrl(coreUrl, 'The Core URL');
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(installationId))
       throw new UsageError('--installation-id must be 1 to 64 of [A-Za-z0-9._-]');
+    const checkpointRoot = checkpointRootArg(argv['checkpoint-root']);
     const token = (await readStdin(64 * 1024)).trim() || undefined;
     if (token !== undefined) {
       redactor.add(token);
@@ -110,7 +111,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         installationId,
         name: argv.name ?? hostname(),
         dryRun: argv['dry-run'],
-        checkpointRoot: argv['checkpoint-root'],
+        checkpointRoot,
         proxyEnv,
         root: argv.root ?? '/',
         token,
@@ -150,4 +151,16 @@ function refuseTokenInEnvironment(): never {
   throw new OacError('token_in_environment', message('token_in_environment'), {
     hint: hint('token_in_environment'),
   });
+}
+
+/** HOST-11: an absolute, normalised path that systemd's ReadWritePaths= and a shell line can
+ *  carry as is (no spaces, `%`, `$`, quotes or `..`). */
+function checkpointRootArg(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const plain = /^(\/[A-Za-z0-9._@+-]+)+$/.test(value);
+  if (!plain || value.split('/').some((part) => part === '.' || part === '..'))
+    throw new UsageError(
+      '--checkpoint-root must be an absolute path of [A-Za-z0-9._@+-] names, without . or .. (such as /srv/oac-checkpoints)',
+    );
+  return value;
 }

@@ -1,0 +1,93 @@
+// PRE-05 and HOST-11 for a microsandbox Core: /dev/kvm read-write for group kvm, the glibc
+// microsandbox links, a runtime directory short enough for its sockets, the checkpoint store the
+// operator mounted, capacity, and the disk the node files and the imported image need.
+import { readGroups } from '../src/host/accounts.ts';
+import { hostCapacity } from '../src/host/probe.ts';
+import { fetchManifest } from '../src/agent/node-files.ts';
+import type { ReleaseManifest } from '../src/net/release-manifest.ts';
+import { isRegistered } from '../src/agent/identity-store.ts';
+import {
+  GLIBC_LOADER,
+  KVM_DEVICE,
+  NODE_UID,
+  RUNTIME_HOME,
+  STORE_DIR,
+  type InstallContext,
+} from './context.ts';
+import { checkCapacity, checkDisk, fail, type SandboxNeed } from './preflight-checks.ts';
+import { readNodeIdentity } from './wait-ready.ts';
+
+export async function checkMicrosandbox(ctx: InstallContext, need: SandboxNeed): Promise<void> {
+  await checkKvm(ctx);
+  if ((await ctx.host.lstat(GLIBC_LOADER)) === undefined)
+    fail('glibc_missing', { loader: GLIBC_LOADER });
+  const runtimeHome = ctx.host.path(RUNTIME_HOME);
+  if (Buffer.byteLength(runtimeHome) > 48) fail('runtime_home_too_long', { path: runtimeHome });
+  await checkCheckpointRoot(ctx);
+  const { cpus, memoryBytes } = hostCapacity();
+  checkCapacity(cpus, memoryBytes, need);
+  await checkDisk(ctx, await microsandboxDiskNeed(ctx));
+}
+
+async function checkKvm(ctx: InstallContext): Promise<void> {
+  const kvm = await ctx.host.lstat(KVM_DEVICE);
+  const group =
+    kvm === undefined ? undefined : (await readGroups(ctx.host)).find((g) => g.gid === kvm.gid);
+  const usable =
+    kvm !== undefined &&
+    kvm.isCharacterDevice() &&
+    group?.name === 'kvm' &&
+    (kvm.mode & 0o060) === 0o060;
+  if (!usable || group === undefined) fail('kvm_unavailable');
+  ctx.providerGroup = { name: group.name, gid: group.gid, path: KVM_DEVICE };
+}
+
+/** HOST-11: the operator mounts the shared store first and gives only oac-node access (the
+ *  guide); the installer never creates, chowns or chmods it (HOST-09). */
+async function checkCheckpointRoot(ctx: InstallContext): Promise<void> {
+  const wanted = ctx.options.checkpointRoot;
+  const recorded = ctx.journal.get('checkpoint-root')?.name;
+  if (wanted !== recorded) {
+    const identity = await readNodeIdentity(ctx.host, ctx.options.installationId);
+    if (identity !== undefined && isRegistered(identity))
+      fail('checkpoint_root_changed', {
+        theirs: recorded ?? `${STORE_DIR}/checkpoints (node-local)`,
+        ours: wanted ?? `${STORE_DIR}/checkpoints (node-local)`,
+      });
+  }
+  if (wanted === undefined) return;
+  const found = await ctx.host.lstat(wanted);
+  const problem =
+    found === undefined
+      ? 'does not exist'
+      : !found.isDirectory()
+        ? 'is not a directory (a symlink is not followed)'
+        : found.uid !== NODE_UID
+          ? `is owned by UID ${found.uid}, not oac-node (${NODE_UID})`
+          : (found.mode & 0o007) !== 0
+            ? `is open to others (mode ${(found.mode & 0o777).toString(8).padStart(4, '0')})`
+            : undefined;
+  if (problem !== undefined) fail('checkpoint_root_invalid', { path: wanted, problem });
+}
+
+/** The three provider files, plus the Runtime archive and its unpacked copy unless the store
+ *  already holds the image. */
+async function microsandboxDiskNeed(ctx: InstallContext): Promise<number> {
+  const configuration = ctx.configuration;
+  if (configuration === undefined) return 0;
+  const origin = new URL(ctx.options.coreUrl).origin;
+  const manifest: ReleaseManifest = await fetchManifest(
+    origin,
+    configuration,
+    ctx.options.proxyEnv,
+  );
+  let need = 0;
+  for (const file of manifest.files) {
+    if (file.provider === 'microsandbox') need += file.size;
+    if (file.kind !== 'runtime-image') continue;
+    const imported = `${STORE_DIR}/images/${file.image.id.replace(/^sha256:/, '')}/index.json`;
+    if ((await ctx.host.lstat(imported)) === undefined)
+      need += file.size + file.image.unpacked_size;
+  }
+  return need;
+}
