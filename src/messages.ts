@@ -190,6 +190,70 @@ export const MESSAGES = {
     message: 'Cannot ask Core at {origin} whether the node was removed: {reason}',
     hint: 'If that Core is gone for good, run the uninstall command again with --force.',
   },
+  proxy_invalid: {
+    message: 'The proxy variable {name} is not a valid proxy URL',
+    hint: 'Use http://[user:password@]host:port, with special characters in the user and password percent-encoded (@ as %40, : as %3A, % as %25).',
+  },
+  proxy_unsupported_scheme: {
+    message:
+      'The proxy variable {name} uses {scheme}://, but only http:// and https:// proxies are supported',
+    hint: 'Use http://[user:password@]host:port, with special characters in the user and password percent-encoded (@ as %40, : as %3A, % as %25).',
+  },
+  no_proxy_invalid: {
+    message:
+      'The proxy variable {name} has an entry that is not a host name, address or host:port: {entry}',
+    hint: 'Separate entries with commas: example.com,.internal,10.0.0.0/8,host:8080.',
+  },
+  // Downloads (DL-01…04; docs/downloads.md). `{via}` is ` (via proxy http://***@host:port)`
+  // or empty; no message carries a URL credential or a proxy password (SEC-03).
+  download_stalled: {
+    message: 'Downloading {file} stalled: less than {min} arrived in {window} ({kept} kept)',
+    hint: "Check the host's network connection and proxy settings, then run the command again: it resumes where it stopped.",
+  },
+  download_interrupted: {
+    message: 'Downloading {file} failed after {received} of {total}{via}: {reason}',
+    hint: "Check the host's network connection and proxy settings, then run the command again: it resumes where it stopped.",
+  },
+  download_server_error: {
+    message: '{host} answered HTTP {status} for {file}{via}',
+    hint: "Check the host's network connection and proxy settings, then run the command again: it resumes where it stopped.",
+  },
+  download_http_status: {
+    message: '{host} answered HTTP {status} for {file}{via}',
+    hint: 'Check that the console serves the release this command names, then run the command again.',
+  },
+  download_proxy_auth: {
+    message: 'Downloading {file} failed{via}: {reason}',
+    hint: 'Check the user and password in the proxy variable (percent-encode @ as %40 and : as %3A), then run the command again.',
+  },
+  download_tls: {
+    message: 'Downloading {file} failed{via}: {reason}',
+    hint: "TLS verification is always on: check the host's clock, and that no proxy intercepts https (the installer tunnels https through CONNECT).",
+  },
+  download_size_mismatch: {
+    message: 'The server sends {served} for {file}, but the release manifest says {expected} bytes',
+    hint: 'The server and the release manifest disagree: check that the console serves the release it names, then run the command again.',
+  },
+  download_corrupt: {
+    message:
+      '{file} does not match the release manifest: its SHA-256 is {actual}, the manifest says {expected}',
+    hint: 'The damaged download was deleted. Run the command again; if this repeats, something between this host and the release (a proxy, or the server) alters the file.',
+  },
+  download_disk_full: {
+    message: 'Cannot write {path}: {reason}',
+    hint: 'Free disk space on that file system, then run the command again: it resumes where it stopped.',
+  },
+  download_write: {
+    message: 'Cannot write {path}: {reason}',
+    hint: 'Check the file system, then run the command again.',
+  },
+  download_redirect: {
+    message: 'Downloading {file}: {why}',
+    hint: 'The console must redirect node files to an https address (plain http only on loopback).',
+  },
+  download_url: {
+    message: 'Cannot download from {what}',
+  },
   not_built: {
     message: "'oac-node {command}' is not built yet (see issue #{issue})",
   },

@@ -3,6 +3,7 @@
 // credentials are refused up front, and proxies are shown as their route display
 // (`http://***@host:port`, SEC-03).
 import { OacError } from '../errors.ts';
+import { hint, message, type MessageCode } from '../messages.ts';
 import { describeTransportError } from './http-json.ts';
 
 /** An OacError that says whether another attempt in the same run may help. */
@@ -18,16 +19,21 @@ export class DownloadError extends OacError {
   }
 }
 
-const RERUN_HINT =
-  "Check the host's network connection and proxy settings, then run the command again: it resumes where it stopped.";
+type Values = Record<string, string | number>;
+
+/** One failure from the messages table (src/messages.ts, the one table: STYLE.md point 5). */
+function failure(code: MessageCode, values: Values, retryable: boolean, cause?: unknown) {
+  return new DownloadError(code, message(code, values), retryable, { hint: hint(code), cause });
+}
 
 export function stalled(file: string, minBytes: number, windowMs: number, kept: number) {
-  return new DownloadError(
-    'download_stalled',
-    `Downloading ${file} stalled: less than ${formatBytes(minBytes)} arrived in ${formatDuration(windowMs)} (${formatBytes(kept)} kept)`,
-    false,
-    { hint: RERUN_HINT },
-  );
+  const values = {
+    file,
+    min: formatBytes(minBytes),
+    window: formatDuration(windowMs),
+    kept: formatBytes(kept),
+  };
+  return failure('download_stalled', values, false);
 }
 
 export function interrupted(
@@ -38,31 +44,14 @@ export function interrupted(
   via: string,
   cause?: unknown,
 ) {
-  return new DownloadError(
-    'download_interrupted',
-    `Downloading ${file} failed after ${formatBytes(received)} of ${formatBytes(total)}${via}: ${reason}`,
-    true,
-    { hint: RERUN_HINT, cause },
-  );
+  const values = { file, received: formatBytes(received), total: formatBytes(total), via, reason };
+  return failure('download_interrupted', values, true, cause);
 }
-
-const PROXY_AUTH_HINT =
-  'Check the user and password in the proxy variable (percent-encode @ as %40 and : as %3A), then run the command again.';
 
 /** A failure no retry in this run can fix: the proxy's credentials, or TLS verification. */
 export function refused(file: string, reason: string, via: string, cause?: unknown) {
-  const proxyAuth = /\b407\b/.test(reason);
-  return new DownloadError(
-    proxyAuth ? 'download_proxy_auth' : 'download_tls',
-    `Downloading ${file} failed${via}: ${reason}`,
-    false,
-    {
-      hint: proxyAuth
-        ? PROXY_AUTH_HINT
-        : "TLS verification is always on: check the host's clock, and that no proxy intercepts https (the installer tunnels https through CONNECT).",
-      cause,
-    },
-  );
+  const code = /\b407\b/.test(reason) ? 'download_proxy_auth' : 'download_tls';
+  return failure(code, { file, via, reason }, false, cause);
 }
 
 /** Whether a transport failure is one that `refused` describes. */
@@ -71,44 +60,23 @@ export function isRefusal(reason: string): boolean {
 }
 
 export function httpStatus(file: string, host: string, status: number, via: string) {
-  const retryable = status >= 500 || status === 408 || status === 429;
   // Through a proxy, 401 or 407 is most likely the proxy (tinyproxy answers bad credentials
   // with 401, recipe pitfall 5).
-  const proxyAuth = via !== '' && (status === 401 || status === 407);
-  return new DownloadError(
-    proxyAuth ? 'download_proxy_auth' : 'download_http_status',
-    `${host} answered HTTP ${status} for ${file}${via}`,
-    retryable,
-    {
-      hint: proxyAuth
-        ? PROXY_AUTH_HINT
-        : retryable
-          ? RERUN_HINT
-          : 'Check that the console serves the release this command names, then run the command again.',
-    },
-  );
+  if (via !== '' && (status === 401 || status === 407)) {
+    const reason = `${host} answered HTTP ${status}`;
+    return failure('download_proxy_auth', { file, via, reason }, false);
+  }
+  const retryable = status >= 500 || status === 408 || status === 429;
+  const code = retryable ? 'download_server_error' : 'download_http_status';
+  return failure(code, { host, status, file, via }, retryable);
 }
 
 export function sizeMismatch(file: string, served: string, expected: number) {
-  return new DownloadError(
-    'download_size_mismatch',
-    `The server sends ${served} for ${file}, but the release manifest says ${expected} bytes`,
-    false,
-    {
-      hint: 'The server and the release manifest disagree: check that the console serves the release it names, then run the command again.',
-    },
-  );
+  return failure('download_size_mismatch', { served, file, expected }, false);
 }
 
 export function corrupt(file: string, actual: string, expected: string) {
-  return new DownloadError(
-    'download_corrupt',
-    `${file} does not match the release manifest: its SHA-256 is ${actual}, the manifest says ${expected}`,
-    false,
-    {
-      hint: 'The damaged download was deleted. Run the command again; if this repeats, something between this host and the release (a proxy, or the server) alters the file.',
-    },
-  );
+  return failure('download_corrupt', { file, actual, expected }, false);
 }
 
 /** The disk, not the network: no retry in this run helps. */
@@ -116,22 +84,15 @@ export function writeFailed(path: string, error: unknown) {
   const code = (error as { code?: unknown }).code;
   const reason = typeof code === 'string' ? code : 'write failed';
   const full = code === 'ENOSPC' || code === 'EDQUOT';
-  return new DownloadError('download_write', `Cannot write ${path}: ${reason}`, false, {
-    hint: full
-      ? 'Free disk space on that file system, then run the command again: it resumes where it stopped.'
-      : 'Check the file system, then run the command again.',
-    cause: error,
-  });
+  return failure(full ? 'download_disk_full' : 'download_write', { path, reason }, false, error);
 }
 
 export function badRedirect(file: string, why: string) {
-  return new DownloadError('download_redirect', `Downloading ${file}: ${why}`, false, {
-    hint: 'The console must redirect node files to an https address (plain http only on loopback).',
-  });
+  return failure('download_redirect', { file, why }, false);
 }
 
 export function invalidDownloadUrl(what: string) {
-  return new DownloadError('download_url', `Cannot download from ${what}`, false);
+  return failure('download_url', { what }, false);
 }
 
 /** A short reason for one line: transport errors and undici's proxy errors, never headers. */

@@ -6,6 +6,7 @@
 // `https_proxy` hides a set `HTTPS_PROXY`, proxies loopback addresses, counts `*` only as the
 // whole `no_proxy` value, and throws on `host:port` without a scheme (curl accepts it).
 import { OacError } from '../errors.ts';
+import { hint, message, type MessageCode } from '../messages.ts';
 import { isLoopbackHost } from './url-policy.ts';
 
 export const PROXY_VARIABLES = [
@@ -102,11 +103,10 @@ export function parseProxyUrl(variable: ProxyVariable, raw: string): ProxyServer
     throw invalidProxy(variable);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new OacError(
-      'proxy_unsupported_scheme',
-      `The proxy variable ${variable} uses ${url.protocol.replace(/:$/, '')}://, but only http:// and https:// proxies are supported`,
-      { hint: PROXY_HINT },
-    );
+    throw proxyError('proxy_unsupported_scheme', {
+      name: variable,
+      scheme: url.protocol.replace(/:$/, ''),
+    });
   }
   if (url.hostname === '') throw invalidProxy(variable);
   let credentials: ProxyServer['credentials'];
@@ -130,13 +130,12 @@ export function parseProxyUrl(variable: ProxyVariable, raw: string): ProxyServer
   return { url: origin, display, variable, ...(credentials === undefined ? {} : { credentials }) };
 }
 
-const PROXY_HINT =
-  'Use http://[user:password@]host:port, with special characters in the user and password percent-encoded (@ as %40, : as %3A, % as %25).';
+function proxyError(code: MessageCode, values: Record<string, string>): OacError {
+  return new OacError(code, message(code, values), { hint: hint(code) });
+}
 
 function invalidProxy(variable: ProxyVariable): OacError {
-  return new OacError('proxy_invalid', `The proxy variable ${variable} is not a valid proxy URL`, {
-    hint: PROXY_HINT,
-  });
+  return proxyError('proxy_invalid', { name: variable });
 }
 
 /** `no_proxy`: comma-separated; `*` alone is everything; hosts, suffixes, host:port, CIDR. */
@@ -151,11 +150,7 @@ export function parseNoProxy(variable: ProxyVariable, raw: string): NoProxyRule[
     }
     const rule = parseNoProxyEntry(text);
     if (rule === undefined) {
-      throw new OacError(
-        'proxy_invalid',
-        `The proxy variable ${variable} has an entry that is not a host name, address or host:port: ${text}`,
-        { hint: 'Separate entries with commas: example.com,.internal,10.0.0.0/8,host:8080.' },
-      );
+      throw proxyError('no_proxy_invalid', { name: variable, entry: text });
     }
     rules.push(rule);
   }

@@ -494,7 +494,7 @@ test('DL-02 a full disk stops the download with a hint to free space; what fit i
   try {
     const error = await rejectsWith(
       downloadFile({ ...options(program, mountPoint).options, dest: join(mountPoint, 'f') }),
-      'download_write',
+      'download_disk_full',
     );
     assert.match(error.message, /ENOSPC/);
     assert.match(error.hint ?? '', /Free disk space/);

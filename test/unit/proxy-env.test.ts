@@ -212,7 +212,7 @@ test('DL-04 a bad value is one clear error naming the variable, never echoing cr
       () => parseProxyEnv(env),
       (e) =>
         isOacError(e) &&
-        (e.code === 'proxy_invalid' || e.code === 'proxy_unsupported_scheme') &&
+        ['proxy_invalid', 'proxy_unsupported_scheme', 'no_proxy_invalid'].includes(e.code) &&
         e.message.includes(name) &&
         !e.message.includes('s3c') &&
         !String(e.hint).includes('s3c'),
