@@ -150,3 +150,31 @@ test('PRE-05 microsandbox without a group-accessible /dev/kvm: "KVM is unavailab
     await microsandbox.stop();
   }
 });
+
+test('PRE-03 SELinux enforcing, simulated by its sysfs file: "SELinux is enforcing on this host", nothing changed', async () => {
+  // The kernel has no SELinux: nspawn leaves /sys/fs/selinux an empty directory. The line runs
+  // in a private mount namespace of the host where a tmpfs there holds enforce = 1, so the
+  // installer reads exactly what an enforcing kernel shows; the host's own /sys is untouched.
+  const simulated =
+    'mount -t tmpfs -o mode=0755 tmpfs /sys/fs/selinux && echo 1 > /sys/fs/selinux/enforce && exec sh';
+  const before = await host.snapshot();
+  const run = await host.exec(
+    ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', simulated],
+    {
+      stdin: `${await line()}\n`,
+      timeoutMs: 300_000,
+    },
+  );
+  assert.notEqual(run.status, 0, run.stdout);
+  assert.match(run.stderr, /^oac-node: SELinux is enforcing on this host$/m);
+  assert.deepEqual(
+    diffSnapshots(before, await host.snapshot()),
+    [],
+    'PRE-09 the host is unchanged',
+  );
+  assert.equal(
+    (await host.sh('test -e /sys/fs/selinux/enforce && echo present || echo absent')).stdout.trim(),
+    'absent',
+    "the host's own /sys never changed",
+  );
+});
