@@ -66,6 +66,18 @@ test('PRE-05 HOST-02 HOST-04 UNI-05 microsandbox: a ready node in the kvm group 
   const host = await kvmHost();
   const core = await microsandboxCore(host);
   try {
+    // PRE-05: a /dev/kvm only root can open is refused before anything changes.
+    await host.shOk('chmod 0600 /dev/kvm');
+    const closed = await host.snapshot();
+    const refused = await runLine(host, core);
+    assert.notEqual(refused.run.status, 0);
+    assert.match(
+      refused.run.stderr,
+      /^oac-node: KVM is unavailable, or \/dev\/kvm must be group-accessible$/m,
+    );
+    assert.deepEqual(diffSnapshots(closed, await host.snapshot()), [], 'PRE-09 nothing changed');
+    await host.shOk('chmod 0660 /dev/kvm');
+
     const pristine = await host.snapshot();
     const { line, run, installationId, uninstall } = await runLine(host, core);
     const logs =
