@@ -123,6 +123,7 @@ export class Journal {
   }
 
   private async save(): Promise<void> {
+    crashPoint('before');
     this.data.updated_at = new Date().toISOString();
     await this.host.ensureDirectory(JOURNAL_DIR, 0o700);
     await this.host.writeFile(
@@ -130,5 +131,19 @@ export class Journal {
       `${JSON.stringify(this.data, null, 2)}\n`,
       0o600,
     );
+    crashPoint('after');
   }
+}
+
+// The crash matrix of issue #5 (test/e2e/crash.test.ts): OAC_NODE_TEST_KILL_AT=before:N or
+// after:N makes this process SIGKILL itself just before or just after the N-th journal write
+// (1-based), the points where a power cut or kill -9 hurts most. Unset, it does nothing; it
+// reads no secret and changes nothing but the moment the process dies.
+const killAt = /^(before|after):([1-9]\d*)$/.exec(process.env.OAC_NODE_TEST_KILL_AT ?? '');
+let writes = 0;
+
+function crashPoint(when: 'before' | 'after'): void {
+  if (killAt === null) return;
+  if (when === 'before') writes += 1;
+  if (killAt[1] === when && Number(killAt[2]) === writes) process.kill(process.pid, 'SIGKILL');
 }
