@@ -2,6 +2,7 @@
 // existing account exactly like that is adopted; any other account named oac-node, or another
 // account holding UID 65532, stops the run before anything changes.
 import { OacError } from '../src/errors.ts';
+import { hint, message } from '../src/messages.ts';
 import { addSystemUser, readPasswd, type PasswdEntry } from '../src/host/accounts.ts';
 import type { Step } from '../src/engine/step.ts';
 import { NODE_HOME, NODE_UID, NODE_USER, NOLOGIN, type InstallContext } from './context.ts';
@@ -27,13 +28,9 @@ export const accountStep: Step<InstallContext, Actual> = {
   plan(_ctx, { byName, byUid, recorded }) {
     if (byName === undefined) {
       if (byUid !== undefined) {
-        throw new OacError(
-          'uid_taken',
-          `Another account (${byUid.name}) holds UID ${NODE_UID}, which the node's account needs`,
-          {
-            hint: 'The installer never changes other accounts: free the UID, or use another host.',
-          },
-        );
+        throw new OacError('uid_taken', message('uid_taken', { user: byUid.name, uid: NODE_UID }), {
+          hint: hint('uid_taken'),
+        });
       }
       return {
         kind: 'create',
@@ -41,13 +38,10 @@ export const accountStep: Step<InstallContext, Actual> = {
       };
     }
     if (!isOurShape(byName)) {
-      throw new OacError(
-        'account_foreign',
-        `An account named ${NODE_USER} already exists (UID ${byName.uid}, home ${byName.home}, shell ${byName.shell}) and is not the node's account`,
-        {
-          hint: `The installer adopts only UID ${NODE_UID}, home ${NODE_HOME} and a nologin shell; it never changes other accounts.`,
-        },
-      );
+      const values = { user: NODE_USER, uid: byName.uid, home: byName.home, shell: byName.shell };
+      throw new OacError('account_foreign', message('account_foreign', values), {
+        hint: hint('account_foreign'),
+      });
     }
     if (recorded === undefined)
       return { kind: 'adopt', detail: `adopt existing user ${NODE_USER}` };

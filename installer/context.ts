@@ -12,6 +12,11 @@ export const NODE_HOME = '/var/lib/oac-node';
 export const NOLOGIN = '/usr/sbin/nologin';
 export const DOCKER_SOCKET = '/var/run/docker.sock';
 export const KVM_DEVICE = '/dev/kvm';
+/** The node's directories under its home, parents first, by their journal keys. */
+export const NODE_DIRS: ReadonlyArray<[key: string, path: string]> = [
+  ['directory:.oac', `${NODE_HOME}/.oac`],
+  ['directory:.oac/nodes', `${NODE_HOME}/.oac/nodes`],
+];
 /** microsandbox keeps images and sandboxes here (HOST-04). */
 export const STORE_DIR = `${NODE_HOME}/.oac/m`;
 /** microsandbox puts Unix sockets here: at most 48 bytes (the guide), so it sits in the store. */

@@ -12,6 +12,7 @@ import { programPath } from './program.ts';
 import type { PrepareRequest } from '../src/agent/prepare-request.ts';
 import {
   DOCKER_SOCKET,
+  NODE_DIRS,
   NODE_HOME,
   NODE_UID,
   STORE_DIR,
@@ -58,7 +59,17 @@ export const prepareStep: Step<InstallContext, ChildRun> = {
     const resources = childResources(id, ctx.configuration?.provider ?? 'docker');
     for (const [key, r] of Object.entries(resources)) await ctx.journal.intend(key, r.kind, r.name);
     await recordCheckpointRoot(ctx);
+    const parents = await intendNodeDirs(ctx);
     const { events } = await runChild(ctx, false, ctx.emit);
+    for (const [key, path] of parents) {
+      if ((await ctx.host.lstat(path)) === undefined) continue;
+      await ctx.journal.record(key, {
+        kind: 'directory',
+        name: path,
+        ownership: 'owned',
+        detail: {},
+      });
+    }
     for (const event of events) {
       if (event.type !== 'step-done') continue;
       const entry = Object.entries(resources).find(([, r]) => r.step === event.step);
@@ -77,6 +88,21 @@ export const prepareStep: Step<InstallContext, ChildRun> = {
     return { outcome: 'updated', detail: 'node prepared as oac-node' };
   },
 };
+
+/** The directories between the home and the node's trees (`.oac`, `.oac/nodes`) that this
+ *  run is about to create: in an adopted home they are ours, and uninstall removes them once
+ *  empty. One that was there before is not recorded. */
+async function intendNodeDirs(ctx: InstallContext): Promise<Array<[string, string]>> {
+  const mine: Array<[string, string]> = [];
+  for (const [key, path] of NODE_DIRS) {
+    const recorded = ctx.journal.get(key)?.ownership;
+    if (recorded === 'owned' || recorded === 'adopted') continue;
+    if (recorded === undefined && (await ctx.host.lstat(path)) !== undefined) continue;
+    await ctx.journal.intend(key, 'directory', path);
+    mine.push([key, path]);
+  }
+  return mine;
+}
 
 /** HOST-11: the shared checkpoint store the operator mounted is recorded as adopted (never
  *  removed); without --checkpoint-root the node-local one inside the store is used. */

@@ -111,6 +111,12 @@ export class Journal {
     await this.put(id, entry);
   }
 
+  /** Holds an entry for this run without writing it (uninstall's proofs when the record is
+   *  gone: the first removal writes what is left). */
+  remember(id: string, entry: JournalResource): void {
+    this.data.resources[id] = entry;
+  }
+
   async forget(id: string): Promise<void> {
     if (!(id in this.data.resources)) return;
     delete this.data.resources[id];

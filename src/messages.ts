@@ -157,6 +157,15 @@ export const MESSAGES = {
     message: 'This node keeps its checkpoint store at {theirs}, but this command asks for {ours}',
     hint: 'A node changes its store only when added again: remove it on Nodes, uninstall it, then add it with the new --checkpoint-root.',
   },
+  uid_taken: {
+    message: "Another account ({user}) holds UID {uid}, which the node's account needs",
+    hint: 'The installer never changes other accounts: free the UID, or use another host.',
+  },
+  account_foreign: {
+    message:
+      "An account named {user} already exists (UID {uid}, home {home}, shell {shell}) and is not the node's account",
+    hint: 'The installer adopts only UID 65532, home /var/lib/oac-node and a nologin shell; it never changes other accounts.',
+  },
   host_too_small: {
     message:
       'This host has {cpus} CPUs and {memory} MiB of memory; each sandbox needs {need_cpus} CPUs and {need_memory} MiB',

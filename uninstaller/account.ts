@@ -48,7 +48,7 @@ export const homeStep: Step<UninstallContext, Found> = {
     if (!exists) return { kind: 'skip', detail: `${NODE_HOME} absent` };
     if (storeStays) return { kind: 'keep', detail: `${NODE_HOME} (it holds the kept store)` };
     if (!owned(ctx, 'directory:home'))
-      return { kind: 'keep', detail: `${NODE_HOME} (it was there before the installer)` };
+      return { kind: 'keep', detail: `${NODE_HOME} (${notOurs(ctx)})` };
     if (ctx.otherInstallations > 0)
       return { kind: 'keep', detail: `${NODE_HOME} (another installation's node remains)` };
     return { kind: 'remove', detail: `remove ${NODE_HOME}` };
@@ -78,10 +78,7 @@ export const accountStep: Step<UninstallContext, Found> = {
         detail: `user ${NODE_USER} (it owns the kept store; rerun to finish)`,
       };
     if (!owned(ctx, 'account:oac-node'))
-      return {
-        kind: 'keep',
-        detail: `user ${NODE_USER} (adopted: it was there before the installer)`,
-      };
+      return { kind: 'keep', detail: `user ${NODE_USER} (${notOurs(ctx)})` };
     if (ctx.otherInstallations > 0)
       return { kind: 'keep', detail: `user ${NODE_USER} (another installation's node remains)` };
     return { kind: 'remove', detail: `delete user ${NODE_USER}` };
@@ -92,3 +89,9 @@ export const accountStep: Step<UninstallContext, Found> = {
     return { outcome: 'removed', detail: `user ${NODE_USER}` };
   },
 };
+
+function notOurs(ctx: UninstallContext): string {
+  return ctx.recordMissing
+    ? 'no record shows the installer created it'
+    : 'adopted: it was there before the installer';
+}

@@ -15,6 +15,8 @@ export interface UninstallContext {
   /** Core confirmed the node's removal (or it never registered): the microsandbox store may go
    *  (UNI-05). False under --force. */
   coreConfirmed: boolean;
+  /** No record of this installation was found: only what is provably ours is removed. */
+  recordMissing: boolean;
   /** Lines for the summary: what was kept, and the command that removes it. */
   kept: string[];
 }

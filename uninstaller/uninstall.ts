@@ -22,7 +22,8 @@ import { accountStep, groupStep, homeStep } from './account.ts';
 import type { UninstallContext } from './context.ts';
 import { networkStep, programStep, stateStep } from './node-files.ts';
 import { envFileStep, serviceStep, unitFileStep } from './service.ts';
-import { storeStep } from './store.ts';
+import { adoptProvable } from './provable.ts';
+import { nodeDirsStep, storeStep } from './store.ts';
 
 export interface UninstallRequest {
   root: string;
@@ -38,6 +39,7 @@ const STEPS = [
   networkStep,
   stateStep,
   storeStep,
+  nodeDirsStep,
   programStep,
   groupStep,
   homeStep,
@@ -76,6 +78,7 @@ export async function uninstall(
       otherInstallations: journals.length - (mine ? 1 : 0),
       kept,
       coreConfirmed: false,
+      recordMissing: mine === undefined,
     };
     // UNI-05: Core confirmed now, or the node never registered and no earlier forced run left
     // a store behind whose node Core may still list.
@@ -83,6 +86,7 @@ export async function uninstall(
       asked === 'confirmed' ||
       (asked === 'never registered' && journal.get('store')?.detail.kept_unconfirmed !== true);
     kept.push(...(await keptAlways(host, req.installationId, journal)));
+    if (mine === undefined) kept.push(...(await adoptProvable(host, req.installationId, journal)));
     const report = await runSteps(STEPS, ctx, { dryRun: req.dryRun, emit });
     for (const step of report.steps) if (step.action.kind === 'keep') kept.push(step.action.detail);
     const storeKept = report.steps.some((s) => s.step === 'store' && s.action.kind === 'keep');
