@@ -14,6 +14,8 @@ import { fetchManifest, runtimeImageFile } from '../src/agent/node-files.ts';
 import { DOCKER_SOCKET, type InstallContext } from './context.ts';
 import { checkCapacity, checkDisk, fail, type SandboxNeed } from './preflight-checks.ts';
 import { checkMicrosandbox } from './preflight-microsandbox.ts';
+import { isRegistered } from '../src/agent/identity-store.ts';
+import { readNodeIdentity } from './wait-ready.ts';
 
 export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<void> {
   const { host, options } = ctx;
@@ -29,6 +31,7 @@ export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<vo
   if (new URL(configuration.core_url).origin !== new URL(options.coreUrl).origin)
     fail('core_url_changed');
   ctx.configuration = configuration;
+  await checkSameConfiguration(ctx);
   const spec = configuration.specification;
   const need = { cpus: positive(spec.cpus), memoryMib: positive(spec.memory_mib) };
   if (configuration.provider === 'docker') {
@@ -42,13 +45,28 @@ export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<vo
 async function checkOneCore(ctx: InstallContext): Promise<void> {
   const ours = new URL(ctx.options.coreUrl).origin;
   for (const journal of await listJournals(ctx.host)) {
-    if (journal.installation_id === ctx.options.installationId) continue;
+    if (journal.installation_id === ctx.options.installationId) {
+      // RERUN-02: the same installation's node, enrolled at another Core address.
+      const theirs = new URL(journal.core_url).origin;
+      if (theirs !== ours) fail('another_installation', { theirs, ours });
+      continue;
+    }
     if (new URL(journal.core_url).origin !== ours) fail('another_core');
     fail('another_installation', {
       theirs: `installation ${journal.installation_id}`,
       ours: `installation ${ctx.options.installationId}`,
     });
   }
+}
+
+/** RERUN-02: a registered node keeps the configuration it registered with; a rerun after a
+ *  change changes nothing (not even a download) and says so. */
+async function checkSameConfiguration(ctx: InstallContext): Promise<void> {
+  const identity = await readNodeIdentity(ctx.host, ctx.options.installationId);
+  if (identity === undefined || !isRegistered(identity)) return;
+  const registered = identity.approved.generation;
+  const now = ctx.configuration?.generation;
+  if (now !== undefined && now !== registered) fail('configuration_changed', { registered, now });
 }
 
 async function checkDocker(ctx: InstallContext, need: SandboxNeed): Promise<void> {

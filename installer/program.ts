@@ -38,11 +38,13 @@ export const programStep: Step<InstallContext, 'same' | 'differs' | 'absent'> = 
     await ctx.host.ensureDirectory(PROGRAM_DIR, 0o755);
     await ctx.host.ensureDirectory(`${PROGRAM_DIR}/${ctx.options.installationId}`, 0o755);
     await copyIfDifferent(process.execPath, ctx.host.path(path), 0o755);
+    // The SHA-256 lets `status` tell a replaced program (drift) from the installed one.
+    const sha256 = await sha256File(ctx.host.path(path));
     await ctx.journal.record('program', {
       kind: 'file',
       name: path,
       ownership: 'owned',
-      detail: {},
+      detail: { sha256 },
     });
     ctx.restartNeeded = true;
     return { outcome: action.kind === 'create' ? 'created' : 'replaced', detail: path };

@@ -7,7 +7,6 @@ export const EXIT = {
   ok: 0,
   failure: 1,
   usage: 2,
-  notBuilt: 2,
   removed: 78,
 } as const;
 

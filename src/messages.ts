@@ -183,6 +183,16 @@ export const MESSAGES = {
     message: "This host's node uses {theirs}, but this command uses {ours}",
     hint: 'Remove the node on Nodes, uninstall it on the host, then add it again with Add node.',
   },
+  configuration_changed: {
+    message:
+      "Core's sandbox configuration changed since this node registered (generation {registered}, now {now}); this command changes nothing",
+    hint: 'The node keeps serving the configuration it registered with. To add it with the new one, remove it on Nodes, uninstall it, then run a new command from Add node.',
+  },
+  provider_file_changed: {
+    message:
+      'This node registered with other node settings than this command gives ({path}); this command changes nothing',
+    hint: 'A node keeps the settings it registered with. To change them, remove it on Nodes, uninstall it, then add it again.',
+  },
   installer_busy: {
     message: 'Another oac-node installer or uninstaller is running on this host',
     hint: 'Wait for it to finish, then run the command again.',
@@ -263,8 +273,9 @@ export const MESSAGES = {
   download_url: {
     message: 'Cannot download from {what}',
   },
-  not_built: {
-    message: "'oac-node {command}' is not built yet (see issue #{issue})",
+  not_installed: {
+    message: 'No node of installation {id} is recorded on this host',
+    hint: 'Check the installation ID (sudo ls /etc/oac-node), or add the node with the install command.',
   },
 } as const satisfies Record<string, MessageEntry>;
 

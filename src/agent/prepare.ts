@@ -7,6 +7,7 @@ import { runSteps, type RunReport } from '../engine/runner.ts';
 import type { Emit } from '../engine/events.ts';
 import type { Step } from '../engine/step.ts';
 import { OacError } from '../errors.ts';
+import { hint, message } from '../messages.ts';
 import { ensureDirectory, lstatIfExists, readIfExists, writeFileAtomic } from '../host/files.ts';
 import { redactor } from '../ui/redact.ts';
 import { isRegistered, loadIdentity } from './identity-store.ts';
@@ -63,10 +64,9 @@ const providerFileStep: Step<PrepareContext, ProviderFileActual> = {
     // The registered node's file is what Core approved (NODE-05): a rerun that would write
     // another one changes nothing and says why (RERUN-02).
     if (registered && current !== undefined && current !== providerFileText(ctx)) {
-      throw new OacError(
-        'configuration_changed',
-        `This node registered with other sandbox settings than this command gives (${path}); it keeps them. To change the checkpoint store or other node settings, remove the node in Core, uninstall, and add it again`,
-      );
+      throw new OacError('provider_file_changed', message('provider_file_changed', { path }), {
+        hint: hint('provider_file_changed'),
+      });
     }
     return { current, registered };
   },

@@ -24,7 +24,7 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
   const core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
   try {
     const pristine = await host.snapshot();
-    const { uninstall } = await installByLine(host, core);
+    const { uninstall, installationId } = await installByLine(host, core);
 
     const installed = await host.snapshot();
     const refused = await host.exec(uninstall);
@@ -39,6 +39,20 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
         }
       ).nodes[0]?.node_id ?? '';
     assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
+
+    // The node learns of its removal and stops for good (exit 78), releasing its state lock.
+    await host.shOk(
+      `for i in $(seq 100); do systemctl is-active --quiet oac-node-${installationId}.service || [ -e /var/lib/oac-node/.oac/nodes/${installationId}/.lock ] || exit 0; sleep 0.1; done; exit 1`,
+    );
+    const stopped = await host.snapshot();
+    // issue #5 item 3: the plan, one line per resource, exit 2 because something would change.
+    const plan = await host.exec([...uninstall, '--dry-run']);
+    assert.equal(plan.status, 2, `${plan.stdout}\n${plan.stderr}`);
+    assert.match(plan.stdout, /^\s+remove\s+stop and disable oac-node-\S+\.service$/m);
+    assert.match(plan.stdout, /^\s+remove\s+delete user oac-node$/m);
+    assert.match(plan.stdout, /^Changes would be made\.$/m);
+    assert.deepEqual(diffSnapshots(stopped, await host.snapshot()), [], 'the plan changed nothing');
+
     const removed = await host.exec(uninstall);
     assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
     assert.match(
@@ -56,6 +70,9 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
 
     const again = await host.exec(uninstall);
     assert.equal(again.status, 0, `UNI-06 rerunnable: ${again.stdout}\n${again.stderr}`);
+    const nothing = await host.exec([...uninstall, '--dry-run']);
+    assert.equal(nothing.status, 0, nothing.stdout);
+    assert.match(nothing.stdout, /^Nothing would change\.$/m);
     assert.deepEqual(diffSnapshots(after, await host.snapshot()), []);
   } finally {
     await core.stop();

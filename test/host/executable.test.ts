@@ -40,10 +40,10 @@ test('issue #2 --help lists every command of DESIGN.md', () => {
   }
 });
 
-test('issue #2 a command not built yet says so and exits 2 (no fake behaviour)', () => {
-  const r = runBare(['status', '--installation-id', 'x']);
-  assert.equal(r.status, 2);
-  assert.match(r.stderr, /^oac-node: 'oac-node status' is not built yet/);
+test('issue #5 status for an installation with no record says so in one line and exits 1', () => {
+  const r = runBare(['status', '--installation-id', 'x', '--root', scratch]);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /^oac-node: No node of installation x is recorded on this host$/m);
   assert.equal(r.stdout, '');
 });
 

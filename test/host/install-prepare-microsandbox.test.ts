@@ -172,7 +172,7 @@ test('HOST-04 HOST-08 DL-06 microsandbox: verified files, the store and the impo
   const fourth = await prepare({ ...req, token: null, checkpoint_root: elsewhere });
   assert.notEqual(fourth.status, 0);
   const failed = fourth.events.find((e) => e.type === 'step-failed');
-  assert.equal(failed?.code, 'configuration_changed', JSON.stringify(fourth.events));
+  assert.equal(failed?.code, 'provider_file_changed', JSON.stringify(fourth.events));
   assert.equal(readFileSync(join(req.state_dir, 'provider.json'), 'utf8'), before);
 });
 

@@ -1,12 +1,66 @@
+// `oac-node status --installation-id ID [--json]`: the record against the host against Core
+// (installer/status.ts). Exit 0 when everything matches and Core reports the node connected and
+// ready; 1 with one line per problem otherwise. Root only: the record is root's (0600).
 import type { Argv, CommandModule } from 'yargs';
-import { notBuilt } from './not-built.ts';
+import { nodeStatus, type NodeStatus } from '../../../installer/status.ts';
+import { EXIT, ExitStatus, OacError, UsageError } from '../../errors.ts';
+import { Host } from '../../host/host.ts';
+import { hint, message } from '../../messages.ts';
 
-export const statusCommand: CommandModule = {
+interface StatusArgs {
+  'installation-id'?: string;
+  json: boolean;
+  root?: string;
+}
+
+export const statusCommand: CommandModule<object, StatusArgs> = {
   command: 'status',
   describe: "Compare this node's records with the host and with Core",
   builder: (yargs: Argv) =>
     yargs
       .option('installation-id', { type: 'string', describe: "The Core installation's ID" })
-      .option('json', { type: 'boolean', default: false, describe: 'Print JSON' }),
-  handler: () => notBuilt('status', 5),
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print JSON',
+      }) as unknown as Argv<StatusArgs>,
+  handler: async (argv) => {
+    if (process.getuid?.() !== 0)
+      throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
+    const id = argv['installation-id'];
+    if (id === undefined || !/^[A-Za-z0-9._-]{1,64}$/.test(id))
+      throw new UsageError('--installation-id is required: 1 to 64 of [A-Za-z0-9._-]');
+    const status = await nodeStatus(new Host(argv.root ?? '/'), id);
+    if (status === undefined)
+      throw new OacError('not_installed', message('not_installed', { id }), {
+        hint: hint('not_installed'),
+      });
+    process.stdout.write(argv.json ? `${JSON.stringify(status)}\n` : renderStatus(status));
+    if (status.problems.length > 0) throw new ExitStatus(EXIT.failure);
+  },
 };
+
+function renderStatus(s: NodeStatus): string {
+  const lines = [`Node of installation ${s.installation_id} (Core ${s.core_url})`];
+  const width = Math.max(...s.resources.map((r) => r.name.length), 4);
+  for (const r of s.resources) {
+    const state = r.state === 'present' ? 'present' : `${r.state}: ${r.detail ?? ''}`;
+    lines.push(`  ${r.ownership.padEnd(8)} ${r.kind.padEnd(16)} ${r.name.padEnd(width)} ${state}`);
+  }
+  const service = `${s.service.enabled ? 'enabled' : 'not enabled'}, ${s.service.active ? 'active' : 'not running'}`;
+  lines.push(`Service: ${s.service.unit} ${service}`);
+  const node = s.core.node_id === undefined ? '' : ` node ${s.core.node_id}`;
+  const core =
+    s.core.state === 'ready'
+      ? 'connected and ready'
+      : `${s.core.state}${s.core.detail ? ` (${s.core.detail})` : ''}`;
+  lines.push(`Core:${node} ${core}`);
+  if (s.problems.length === 0)
+    lines.push('No drift: the host matches the record, and Core has the node ready.');
+  else
+    lines.push(
+      `${s.problems.length === 1 ? '1 problem' : `${s.problems.length} problems`}:`,
+      ...s.problems.map((p) => `  - ${p}`),
+    );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,80 @@
+// Issue #5 item 3, `status` end to end: the record against the host against Core. A fresh node
+// shows no drift (exit 0); a unit edited by hand, a group membership removed and a replaced
+// program are each reported (exit 1) until a rerun of the install command restores them; a node
+// removed in Core is reported as removed.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { bootHost } from './harness/host.ts';
+import { startCoreInHost } from './helpers/core-in-host.ts';
+import { installByLine } from './helpers/install-line.ts';
+import { releaseFromDist } from './helpers/release.ts';
+
+let releaseDir: string;
+before(async () => {
+  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
+  await releaseFromDist(join(releaseDir, 'r'));
+});
+after(() => rmSync(releaseDir, { recursive: true, force: true }));
+
+interface Status {
+  problems: string[];
+  core: { state: string; node_id?: string };
+  resources: Array<{ key: string; state: string }>;
+}
+
+test('issue #5 status: no drift after install; hand edits, a lost group and a swapped program reported until a rerun; Core removal reported', async () => {
+  const host = await bootHost();
+  const core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+  try {
+    const { command, installationId, uninstall } = await installByLine(host, core);
+    const status = [...uninstall.slice(0, 4), 'status', '--installation-id', installationId];
+    const json = async () => {
+      const r = await host.exec([...status, '--json']);
+      return { status: r.status, body: JSON.parse(r.stdout) as Status };
+    };
+
+    const clean = await host.exec(status);
+    assert.equal(clean.status, 0, `${clean.stdout}\n${clean.stderr}`);
+    assert.match(clean.stdout, /^Core: node \S+ connected and ready$/m);
+    assert.match(clean.stdout, /^No drift/m);
+    assert.deepEqual((await json()).body.problems, []);
+
+    const unit = `/etc/systemd/system/oac-node-${installationId}.service`;
+    const program = `/usr/local/lib/oac-node/${installationId}/oac-node`;
+    await host.shOk(
+      // The running program cannot be written (ETXTBSY): a changed copy is renamed over it.
+      `echo 'Environment=EDITED=1' >> ${unit} && gpasswd -d oac-node docker && cp ${program} ${program}.new && echo >> ${program}.new && mv ${program}.new ${program}`,
+    );
+    const drift = await host.exec(status);
+    assert.equal(drift.status, 1, drift.stdout);
+    assert.match(drift.stdout, /unit .*: edited by hand/);
+    assert.match(drift.stdout, /group-membership docker: oac-node is no longer in docker/);
+    assert.match(drift.stdout, /file .*oac-node: its SHA-256 is [0-9a-f]{64}, not the installed/);
+    assert.match(drift.stdout, /^3 problems:$/m, drift.stdout);
+    const drifted = (await json()).body.resources.filter((r) => r.state !== 'present');
+    assert.deepEqual(drifted.map((r) => r.key).sort(), [
+      'group-membership:docker',
+      'program',
+      'unit',
+    ]);
+
+    // A rerun of the install command restores all three; status is clean again.
+    const rerun = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 300_000 });
+    assert.equal(rerun.status, 0, `${rerun.stdout}\n${rerun.stderr}`);
+    const restored = await host.exec(status);
+    assert.equal(restored.status, 0, restored.stdout);
+
+    // Core removed the node: status says so.
+    const nodeId = (await json()).body.core.node_id ?? '';
+    assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
+    const removed = await json();
+    assert.equal(removed.status, 1);
+    assert.equal(removed.body.core.state, 'removed');
+  } finally {
+    await core.stop();
+    await host.stop();
+  }
+});
