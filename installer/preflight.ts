@@ -15,7 +15,7 @@ import { DOCKER_SOCKET, type InstallContext } from './context.ts';
 import { checkCapacity, checkDisk, fail, type SandboxNeed } from './preflight-checks.ts';
 import { checkMicrosandbox } from './preflight-microsandbox.ts';
 import { isRegistered } from '../src/agent/identity-store.ts';
-import { readNodeIdentity } from './wait-ready.ts';
+import { readNodeIdentity, readServingGeneration } from './wait-ready.ts';
 
 export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<void> {
   const { host, options } = ctx;
@@ -59,12 +59,14 @@ async function checkOneCore(ctx: InstallContext): Promise<void> {
   }
 }
 
-/** RERUN-02: a registered node keeps the configuration it registered with; a rerun after a
- *  change changes nothing (not even a download) and says so. */
+/** RERUN-02: a registered node follows configuration changes itself (issue #6); a rerun while
+ *  it serves another generation than Core's current one changes nothing (not even a download)
+ *  and says so. */
 async function checkSameConfiguration(ctx: InstallContext): Promise<void> {
   const identity = await readNodeIdentity(ctx.host, ctx.options.installationId);
   if (identity === undefined || !isRegistered(identity)) return;
-  const registered = identity.approved.generation;
+  const serving = await readServingGeneration(ctx.host, ctx.options.installationId);
+  const registered = serving ?? identity.approved.generation;
   const now = ctx.configuration?.generation;
   if (now !== undefined && now !== registered) fail('configuration_changed', { registered, now });
 }

@@ -6,6 +6,7 @@ import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { redactor } from '../src/ui/redact.ts';
 import { parseJsonWith } from '../src/json-file.ts';
+import * as z from 'zod';
 import type { Host } from '../src/host/host.ts';
 import { stateDir, unitName, type InstallContext } from './context.ts';
 
@@ -20,6 +21,18 @@ export async function readNodeIdentity(
   if (identity !== undefined) redactor.add(identity.credential);
   return identity;
 }
+
+/** The generation the node serves now (src/agent/serving.ts), as root reads it; undefined
+ *  while it serves its registration's. */
+export async function readServingGeneration(
+  host: Host,
+  installationId: string,
+): Promise<number | undefined> {
+  const raw = await host.readNoFollow(`${stateDir(installationId)}/serving.json`);
+  return raw === undefined ? undefined : parseJsonWith(raw, servingGeneration)?.generation;
+}
+
+const servingGeneration = z.object({ generation: z.number().int().positive() });
 
 export async function waitUntilReady(
   ctx: InstallContext,

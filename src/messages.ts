@@ -185,8 +185,8 @@ export const MESSAGES = {
   },
   configuration_changed: {
     message:
-      "Core's sandbox configuration changed since this node registered (generation {registered}, now {now}); this command changes nothing",
-    hint: 'The node keeps serving the configuration it registered with. To add it with the new one, remove it on Nodes, uninstall it, then run a new command from Add node.',
+      "Core's sandbox configuration changed (generation {now}); this node serves generation {registered} and prepares the change itself, so this command changes nothing",
+    hint: 'Nodes shows Preparing target, then Ready for target; on Preparation failed, see sudo oac-node status and the service log.',
   },
   provider_file_changed: {
     message:

@@ -12,8 +12,9 @@ import { ensureDirectory, lstatIfExists, readIfExists, writeFileAtomic } from '.
 import { redactor } from '../ui/redact.ts';
 import { isRegistered, loadIdentity } from './identity-store.ts';
 import { registerNode } from './register.ts';
-import { dockerAdapter, dockerSteps } from './prepare-docker.ts';
-import { microsandboxAdapter, microsandboxSteps } from './prepare-microsandbox.ts';
+import { dockerSteps } from './prepare-docker.ts';
+import { microsandboxSteps } from './prepare-microsandbox.ts';
+import { providerFileText } from './provider-file-text.ts';
 import { preparePaths, type PrepareContext, type PrepareStep } from './prepare-context.ts';
 import type { PrepareRequest } from './prepare-request.ts';
 
@@ -33,20 +34,6 @@ const stateStep: Step<PrepareContext, boolean> = {
     return { outcome: 'created', detail: req.state_dir };
   },
 };
-
-function providerFileText(ctx: PrepareContext): string {
-  const config = ctx.req.configuration;
-  const adapter = config.provider === 'docker' ? dockerAdapter(ctx) : microsandboxAdapter(ctx);
-  const file = {
-    provider: config.provider,
-    installation_id: config.installation_id,
-    core_url: config.core_url,
-    generation: config.generation,
-    specification: config.specification,
-    adapter,
-  };
-  return `${JSON.stringify(file, null, 2)}\n`;
-}
 
 interface ProviderFileActual {
   current: string | undefined;

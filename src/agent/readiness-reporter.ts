@@ -6,6 +6,7 @@ import type { RegisteredIdentity } from './identity-store.ts';
 import { loadProviderFile } from './load-provider-file.ts';
 import { providerFileDigest } from './provider-file.ts';
 import { checkReadiness, type Readiness } from './readiness.ts';
+import { loadServing } from './serving.ts';
 
 export class ReadinessReporter {
   private inFlight = false;
@@ -13,6 +14,7 @@ export class ReadinessReporter {
 
   constructor(
     private readonly configPath: string,
+    private readonly stateDir: string,
     private readonly identity: RegisteredIdentity,
     private readonly socket: NodeSocket,
     private readonly log: (line: string) => void,
@@ -49,8 +51,10 @@ export class ReadinessReporter {
         detail: (error as Error).message.split('\n').join('; '),
       };
     }
-    if (providerFileDigest(file) !== this.identity.approved.provider_file_digest) {
-      const detail = `the provider file ${this.configPath} differs from the one approved at registration; restore it to take work`;
+    // The file of the generation the node serves: the registration's, or one it prepared.
+    const serving = await loadServing(this.stateDir, this.identity);
+    if (providerFileDigest(file) !== serving.provider_file_digest) {
+      const detail = `the provider file ${this.configPath} differs from the one approved for generation ${serving.generation}; restore it to take work`;
       return { code: 'artifacts_unavailable', detail };
     }
     return checkReadiness(file);

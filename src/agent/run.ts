@@ -14,7 +14,8 @@ import { PROGRAM, VERSION } from '../version.ts';
 import { isRegistered, loadIdentity, type RegisteredIdentity } from './identity-store.ts';
 import { ReadinessReporter } from './readiness-reporter.ts';
 import { loadProviderFile } from './load-provider-file.ts';
-import { providerFileDigest } from './provider-file.ts';
+import { Rollout } from './rollout.ts';
+import { finishSwitch, loadServing } from './serving.ts';
 import { lockStateDirectory } from './state-lock.ts';
 
 export interface RunRequest {
@@ -24,6 +25,10 @@ export interface RunRequest {
   heartbeatSeconds?: number;
   log: (line: string) => void;
   signal: AbortSignal;
+  /** First retry delay of a failed rollout (default 5 s). */
+  rolloutRetryMs?: number;
+  /** Set per session: readiness is reported again after a generation switch. */
+  onSwitched?: () => void;
 }
 
 type SessionEnd = 'removed' | 'lost' | 'stopped';
@@ -57,8 +62,9 @@ export async function runNode(req: RunRequest): Promise<number> {
     }
     // microsandbox puts its sockets in runtime_home, private to the node (guide: created 0700).
     if (file.provider === 'microsandbox') await ensureDirectory(file.adapter.runtime_home, 0o700);
+    await finishSwitch(req.stateDir, await loadServing(req.stateDir, identity));
     const signal = AbortSignal.any([req.signal, stop.signal]);
-    return await connectLoop(req, identity, providerFileDigest(file), signal);
+    return await connectLoop(req, identity, signal);
   } finally {
     await release().catch(() => undefined);
   }
@@ -67,7 +73,6 @@ export async function runNode(req: RunRequest): Promise<number> {
 async function connectLoop(
   req: RunRequest,
   identity: RegisteredIdentity,
-  fileDigest: string,
   signal: AbortSignal,
 ): Promise<number> {
   const client = new CoreClient({
@@ -75,8 +80,31 @@ async function connectLoop(
     coreUrl: identity.core_url,
     retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
   });
+  const rollout = new Rollout({
+    stateDir: req.stateDir,
+    configPath: req.configPath,
+    identity,
+    client,
+    log: req.log,
+    onSwitched: () => req.onSwitched?.(),
+    retryBaseMs: req.rolloutRetryMs,
+  });
+  try {
+    return await sessions(req, identity, client, rollout, signal);
+  } finally {
+    rollout.stop();
+  }
+}
+
+async function sessions(
+  req: RunRequest,
+  identity: RegisteredIdentity,
+  client: CoreClient,
+  rollout: Rollout,
+  signal: AbortSignal,
+): Promise<number> {
   for (let failures = 0; !signal.aborted;) {
-    const end = await session(req, identity, fileDigest, client, signal, () => (failures = 0));
+    const end = await session(req, identity, rollout, client, signal, () => (failures = 0));
     if (end === 'removed') {
       req.log(
         `${message('node_credential_refused')}: exiting ${EXIT.removed} so that the service is not restarted`,
@@ -95,7 +123,7 @@ async function connectLoop(
 async function session(
   req: RunRequest,
   identity: RegisteredIdentity,
-  fileDigest: string,
+  rollout: Rollout,
   client: CoreClient,
   signal: AbortSignal,
   onConnected: () => void,
@@ -111,6 +139,7 @@ async function session(
       onMessage: (m) => {
         if (m.type === 'welcome') heartbeatSeconds ??= m.heartbeat_seconds;
         if (m.type === 'target') req.log(`Core's target generation is now ${m.generation}`);
+        rollout.setTarget(m.type === 'welcome' ? m.target_generation : m.generation);
       },
       onUnknown: (type) => req.log(`Ignoring a message this version does not know: ${type}`),
     });
@@ -119,14 +148,17 @@ async function session(
   }
   onConnected();
   req.log(`Connected to Core at ${identity.core_url} as node ${identity.node_id}`);
+  const serving = await loadServing(req.stateDir, identity);
   socket.send({
     type: 'hello',
     software: `${PROGRAM}/${VERSION}`,
     managed: identity.managed,
-    serving_generation: identity.enrolled.deployment_generation,
-    provider_file_digest: fileDigest,
+    serving_generation: serving.generation,
+    provider_file_digest: serving.provider_file_digest,
   });
-  const reporter = new ReadinessReporter(req.configPath, identity, socket, req.log);
+  rollout.attach(socket);
+  const reporter = new ReadinessReporter(req.configPath, req.stateDir, identity, socket, req.log);
+  req.onSwitched = () => void reporter.report();
   const onAbort = () => socket.close(1000, 'node stopping');
   signal.addEventListener('abort', onAbort, { once: true });
   try {

@@ -150,3 +150,8 @@ export async function canWriteDirectory(dir: string): Promise<boolean> {
     return false;
   }
 }
+
+/** Renames within one file system (atomic: a reader sees the old file or the new one). */
+export async function renameFile(from: string, to: string): Promise<void> {
+  await rename(from, to);
+}

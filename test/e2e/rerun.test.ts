@@ -66,7 +66,7 @@ test('RERUN-02 after a configuration change in Core, a rerun says so and changes
   await refusedRerun(
     command,
     new RegExp(
-      `^oac-node: Core's sandbox configuration changed since this node registered \\(generation ${deployment.generation}, now ${deployment.generation + 1}\\); this command changes nothing$`,
+      `^oac-node: Core's sandbox configuration changed \\(generation ${deployment.generation + 1}\\); this node serves generation ${deployment.generation} and prepares the change itself, so this command changes nothing$`,
       'm',
     ),
   );

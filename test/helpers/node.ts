@@ -201,6 +201,7 @@ export interface NodeView {
   readiness_code: string | null;
   managed: boolean | null;
   rollout: { state: string; diagnostic: string | null };
+  generation: number;
 }
 
 export async function listNodes(core: TestCore): Promise<NodeView[]> {

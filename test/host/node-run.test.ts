@@ -206,3 +206,31 @@ test("SEC-03 the credential and token are not in the run process's argv, environ
     await run.stop();
   }
 });
+
+test('issue #6 NODE-05 a manually registered node after a configuration change: "Node software incompatible", still connected, still serving its generation', async () => {
+  const own = await startCore();
+  try {
+    const node = await registered('manual-change', own);
+    const run = startRun(node);
+    try {
+      await waitForNode(own, node.nodeId, (n) => n.connected && n.provider_ready);
+      const deployment = (await own.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
+        specification: Record<string, unknown>;
+      };
+      const changed = { ...deployment.specification, memory_mib: 300 };
+      const put = await own.coreApi('PUT', '/core/v1/sandbox/specification', {
+        specification: changed,
+      });
+      assert.equal(put.status, 200);
+      const view = await waitForNode(own, node.nodeId, (n) => n.rollout.state === 'incompatible');
+      assert.equal(view.rollout.diagnostic, 'Node software incompatible');
+      assert.equal(view.connected, true, 'it keeps its connection');
+      assert.equal(view.generation, 1, 'and serves the generation it registered with');
+      await run.waitFor(/a manually registered node serves only its registration's configuration/);
+    } finally {
+      assert.equal(await run.stop(), 0);
+    }
+  } finally {
+    await own.stop();
+  }
+});

@@ -1,0 +1,203 @@
+// Generation rollout (issue #6): when Core's target generation differs from the one the node
+// serves, a node added by the command reads the target's configuration with its own credential,
+// prepares what it needs through the installer's own steps (the same resumable, verified,
+// proxy-aware downloads, as oac-node), checks the result with the readiness checks, and reports
+// `preparing`, then `ready` (and serves the target from then on) or `failed` with the readiness
+// code. A failed preparation is retried 5 s, 10 s, 20 s … up to 30 minutes apart; a fix is picked
+// up by the next attempt. The old generation keeps being served until the switch.
+// A manually registered node serves only its registration's configuration: it prepares nothing,
+// and Core shows it "Node software incompatible".
+import { dirname } from 'node:path';
+import { runSteps } from '../engine/runner.ts';
+import { isOacError } from '../errors.ts';
+import type { CoreClient } from '../net/core-client.ts';
+import { DockerUnavailable } from '../net/docker-api.ts';
+import type { NodeSocket } from '../net/node-socket.ts';
+import { proxyEnvFrom } from '../net/proxy-env.ts';
+import { backoffDelay } from '../net/retry.ts';
+import type { RegisteredIdentity } from './identity-store.ts';
+import { dockerSteps } from './prepare-docker.ts';
+import { microsandboxSteps } from './prepare-microsandbox.ts';
+import type { PrepareContext } from './prepare-context.ts';
+import type { PrepareRequest } from './prepare-request.ts';
+import { parseProviderFile, type ProviderFile } from './provider-file.ts';
+import { providerFileText } from './provider-file-text.ts';
+import { checkReadiness, type ReadinessCode } from './readiness.ts';
+import { loadServing, switchServing, type Serving } from './serving.ts';
+import { loadProviderFile } from './load-provider-file.ts';
+
+export type RolloutState = 'preparing' | 'ready' | 'failed';
+
+export interface RolloutOptions {
+  stateDir: string;
+  configPath: string;
+  identity: RegisteredIdentity;
+  client: CoreClient;
+  log: (line: string) => void;
+  /** Called after the node switched to a new generation (readiness is reported again). */
+  onSwitched: () => void;
+  /** First retry delay; tests shorten it. */
+  retryBaseMs?: number;
+}
+
+const MAX_RETRY_MS = 30 * 60_000;
+
+export class Rollout {
+  private target: number | undefined;
+  private attempt = 0;
+  private running: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private socket: NodeSocket | undefined;
+  private last:
+    { generation: number; state: RolloutState; diagnostic: ReadinessCode | null } | undefined;
+
+  constructor(private readonly options: RolloutOptions) {}
+
+  /** A new connection: the last report for the current target is sent again. */
+  attach(socket: NodeSocket): void {
+    this.socket = socket;
+    if (this.last !== undefined && this.last.generation === this.target) this.send(this.last);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.socket = undefined;
+  }
+
+  /** From `welcome` and `target`. */
+  setTarget(generation: number): void {
+    if (!this.options.identity.managed) {
+      if (generation !== this.target)
+        this.options.log(
+          `Core's configuration is now generation ${generation}; a manually registered node serves only its registration's configuration`,
+        );
+      this.target = generation;
+      return;
+    }
+    if (generation === this.target) return;
+    this.target = generation;
+    this.attempt = 0;
+    clearTimeout(this.timer);
+    this.kick();
+  }
+
+  private kick(): void {
+    if (this.running !== undefined) return; // the loop re-checks the target when it ends
+    this.running = this.prepareTarget().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async prepareTarget(): Promise<void> {
+    const target = this.target;
+    if (target === undefined) return;
+    const serving = await loadServing(this.options.stateDir, this.options.identity);
+    if (serving.generation === target) return;
+    this.send({ generation: target, state: 'preparing', diagnostic: null });
+    this.options.log(`Preparing generation ${target} (serving ${serving.generation})`);
+    const diagnostic = await this.prepare(target, serving);
+    if (this.target !== target) return this.kick(); // the target moved on meanwhile
+    if (diagnostic === null) {
+      this.send({ generation: target, state: 'ready', diagnostic: null });
+      this.options.log(`Generation ${target} is ready; serving it from now on`);
+      this.options.onSwitched();
+      return;
+    }
+    this.send({ generation: target, state: 'failed', diagnostic });
+    this.attempt += 1;
+    const delay = Math.min(
+      MAX_RETRY_MS,
+      backoffDelay(
+        {
+          attempts: Infinity,
+          baseDelayMs: this.options.retryBaseMs ?? 5000,
+          maxDelayMs: MAX_RETRY_MS,
+        },
+        this.attempt,
+      ),
+    );
+    this.options.log(`Retrying generation ${target} in ${Math.round(delay / 1000)} s`);
+    this.timer = setTimeout(() => this.kick(), delay);
+  }
+
+  /** Prepares `target`; null when it is verified ready (and now served), else the code. */
+  private async prepare(target: number, serving: Serving): Promise<ReadinessCode | null> {
+    const { identity, client, stateDir } = this.options;
+    let current: ProviderFile;
+    try {
+      current = await loadProviderFile(this.options.configPath);
+      const configuration = await client.readConfiguration(
+        { kind: 'node', nodeId: identity.node_id, credential: identity.credential },
+        target,
+      );
+      const ctx: PrepareContext = {
+        req: requestFor(identity, stateDir, current, configuration),
+        emit: (event) => {
+          if (event.type === 'note') this.options.log(event.message);
+        },
+      };
+      const steps = current.provider === 'docker' ? dockerSteps : microsandboxSteps;
+      await runSteps(steps, ctx, { dryRun: false, emit: ctx.emit });
+      const text = providerFileText(ctx);
+      const readiness = await checkReadiness(parseProviderFile(text, `generation ${target}`));
+      if (readiness.code !== null) {
+        this.options.log(`Generation ${target}: ${readiness.code} (${readiness.detail})`);
+        return readiness.code;
+      }
+      await switchServing(stateDir, serving, text);
+      return null;
+    } catch (error) {
+      const code = diagnosticOf(error, identity.provider);
+      this.options.log(`Generation ${target}: ${code} (${reason(error)})`);
+      return code;
+    }
+  }
+
+  private send(report: {
+    generation: number;
+    state: RolloutState;
+    diagnostic: ReadinessCode | null;
+  }): void {
+    this.last = report;
+    this.socket?.send({ type: 'rollout', ...report });
+  }
+}
+
+/** What the installer's steps need, from the serving provider file: the same adapter inputs
+ *  give the same provider file text an install of the target would write. */
+function requestFor(
+  identity: RegisteredIdentity,
+  stateDir: string,
+  current: ProviderFile,
+  configuration: PrepareRequest['configuration'],
+): PrepareRequest {
+  const store = current.provider === 'microsandbox' ? dirname(current.adapter.runtime_home) : '/';
+  const checkpoint =
+    current.provider === 'microsandbox' ? (current.adapter.checkpoint_root ?? null) : null;
+  return {
+    installation_id: identity.installation_id,
+    core_url: identity.core_url,
+    console_url: identity.core_url,
+    name: identity.name,
+    token: null,
+    configuration,
+    state_dir: stateDir,
+    store_dir: store,
+    checkpoint_root: checkpoint === `${store}/checkpoints` ? null : checkpoint,
+    docker_host:
+      current.provider === 'docker' ? current.adapter.host : 'unix:///var/run/docker.sock',
+    proxy_env: proxyEnvFrom(process.env) as Record<string, string>,
+    dry_run: false,
+  };
+}
+
+/** The provider-neutral code Core shows for a failed preparation (NODE-04's codes). */
+function diagnosticOf(error: unknown, provider: 'docker' | 'microsandbox'): ReadinessCode {
+  if (error instanceof DockerUnavailable) return 'provider_unavailable';
+  if (isOacError(error) && error.code === 'docker_unavailable') return 'provider_unavailable';
+  return provider === 'docker' ? 'runtime_image_unavailable' : 'artifacts_unavailable';
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+}

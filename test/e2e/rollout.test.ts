@@ -1,0 +1,175 @@
+// Issue #6 end to end: a node installed by the one-line command follows a configuration change
+// in Core. The new generation names another release; while its Runtime archive is missing from
+// the release, and then while it is corrupted, the node reports `failed` with a readiness code and
+// keeps serving the old generation, connected and ready; once the file is restored, its next
+// attempt makes the new generation `ready`, without restarting the service. A rerun of the
+// original command meanwhile changes nothing and says that the node prepares the change itself
+// (RERUN-02).
+import assert from 'node:assert/strict';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { buildRelease } from '../../fixtures/release/build.ts';
+import { requireExecutable } from '../helpers/executable.ts';
+import { bootHost, type E2eHost } from './harness/host.ts';
+import { diffSnapshots } from './harness/snapshot.ts';
+import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
+import { installByLine } from './helpers/install-line.ts';
+import { releaseFromDist } from './helpers/release.ts';
+
+let scratch: string;
+let nextRelease: { id: string; archive: string; reference: string };
+let host: E2eHost;
+let core: CoreInHost;
+
+before(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'oac-e2e-rollout-'));
+  await releaseFromDist(join(scratch, 'a'));
+  const exe = requireExecutable();
+  const b = await buildRelease({
+    executable: exe,
+    executableGz: `${exe}.gz`,
+    outDir: join(scratch, 'b'),
+    version: '9.9.9',
+  });
+  const image = b.manifest.files.find((f) => f.kind === 'runtime-image');
+  assert.ok(image?.kind === 'runtime-image');
+  nextRelease = {
+    id: b.manifest.release,
+    archive: join(scratch, 'b', image.name),
+    reference: image.image.reference,
+  };
+  host = await bootHost();
+  const args = ['--release-dir', join(scratch, 'a'), '--extra-release-dir', join(scratch, 'b')];
+  core = await startCoreInHost(host, args);
+});
+after(async () => {
+  await core?.stop();
+  await host?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+interface NodeView {
+  node_id: string;
+  connected: boolean;
+  provider_ready: boolean;
+  generation: number;
+  rollout: { state: string; diagnostic: string | null };
+}
+
+async function node(): Promise<NodeView> {
+  const r = await core.coreApi('GET', '/core/v1/sandbox/nodes');
+  const [first] = (r.body as { nodes: NodeView[] }).nodes;
+  assert.ok(first, 'Core lists the node');
+  return first;
+}
+
+async function until(what: string, check: (n: NodeView) => boolean, ms = 120_000) {
+  const deadline = Date.now() + ms;
+  let last: NodeView | undefined;
+  while (Date.now() < deadline) {
+    last = await node();
+    if (check(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${what}: never; last seen ${JSON.stringify(last)}`);
+}
+
+async function nodeLog(unit: string, pattern: RegExp): Promise<void> {
+  await host.shOk(
+    `for i in $(seq 300); do journalctl -u ${unit} --no-pager | grep -q -E '${pattern.source}' && exit 0; sleep 0.2; done; exit 1`,
+  );
+}
+
+test('issue #6 a configuration change: preparing → failed while the file is missing or corrupt → ready once restored, serving the old generation meanwhile, without a restart', async () => {
+  const { command, installationId } = await installByLine(host, core);
+  const unit = `oac-node-${installationId}.service`;
+  const pid = (await host.shOk(`systemctl show -p MainPID --value ${unit}`)).trim();
+  const state = `/var/lib/oac-node/.oac/nodes/${installationId}`;
+
+  // The new release's Runtime archive is missing from the release server.
+  renameSync(nextRelease.archive, `${nextRelease.archive}.aside`);
+  const deployment = (await core.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
+    specification: Record<string, unknown>;
+    generation: number;
+  };
+  const put = await core.coreApi('PUT', '/core/v1/sandbox/specification', {
+    specification: { ...deployment.specification, release: nextRelease.id },
+  });
+  assert.equal(put.status, 200);
+  const target = deployment.generation + 1;
+
+  const failed = await until('failed', (n) => n.rollout.state === 'failed');
+  assert.equal(failed.rollout.diagnostic, 'runtime_image_unavailable');
+  assert.deepEqual(
+    { connected: failed.connected, ready: failed.provider_ready, serving: failed.generation },
+    { connected: true, ready: true, serving: deployment.generation },
+    'it keeps serving the old generation, connected and ready',
+  );
+
+  // RERUN-02: the original command changes nothing and says the node prepares the change.
+  const before = await host.snapshot();
+  const rerun = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 300_000 });
+  assert.notEqual(rerun.status, 0);
+  assert.match(
+    rerun.stderr,
+    new RegExp(
+      `^oac-node: Core's sandbox configuration changed \\(generation ${target}\\); this node serves generation ${deployment.generation} and prepares the change itself, so this command changes nothing$`,
+      'm',
+    ),
+  );
+  const changed = diffSnapshots(before, await host.snapshot());
+  assert.deepEqual(changed, [], 'the rerun changed nothing');
+
+  // A corrupted archive of the right size: verified, never ready.
+  const good = readFileSync(`${nextRelease.archive}.aside`);
+  const bad = Buffer.from(good);
+  bad[bad.length >> 1] = (bad[bad.length >> 1] ?? 0) ^ 0xff;
+  writeFileSync(nextRelease.archive, bad);
+  await nodeLog(unit, /does not match the release manifest/);
+  const stillFailed = await node();
+  assert.equal(stillFailed.rollout.state, 'failed', 'a corrupted file is never reported ready');
+  assert.equal(stillFailed.generation, deployment.generation);
+
+  // Restored: the next attempt makes the new generation ready.
+  copyFileSync(`${nextRelease.archive}.aside`, nextRelease.archive);
+  const ready = await until('ready', (n) => n.rollout.state === 'ready' && n.generation === target);
+  assert.deepEqual({ c: ready.connected, r: ready.provider_ready }, { c: true, r: true });
+  assert.equal(
+    (await host.shOk(`systemctl show -p MainPID --value ${unit}`)).trim(),
+    pid,
+    'the service was not restarted',
+  );
+  assert.match(
+    await host.shOk(`docker image ls --format '{{.Repository}}:{{.Tag}}'`),
+    new RegExp(`^${nextRelease.reference.replace(/[.]/g, '\\.')}$`, 'm'),
+  );
+  const provider = JSON.parse(await host.shOk(`cat ${state}/provider.json`)) as {
+    generation: number;
+    adapter: { image: string };
+  };
+  assert.deepEqual(
+    { generation: provider.generation, image: provider.adapter.image },
+    { generation: target, image: nextRelease.reference },
+  );
+  assert.equal(
+    (
+      await host.shOk(`stat -c '%U' ${state}/provider.json ${state}/serving.json ${state}/files`)
+    ).trim(),
+    'oac-node\noac-node\noac-node',
+    'prepared as oac-node, not root',
+  );
+
+  // Now that it serves the target, the original command is a clean rerun again.
+  const again = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 300_000 });
+  assert.equal(again.status, 0, `${again.stdout}\n${again.stderr}`);
+  assert.doesNotMatch(again.stdout, /\b(created|updated|replaced|removed)\b/, again.stdout);
+});
