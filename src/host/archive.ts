@@ -23,7 +23,9 @@ export async function unpackTarGz(archive: string, dest: string): Promise<void> 
       '--no-same-permissions',
       '--delay-directory-restore',
     ],
+    // From /: the caller's directory may be one this account cannot enter (spawn fails EACCES).
     {
+      cwd: '/',
       stdin: 'ignore',
       env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LC_ALL: 'C' },
       extendEnv: false,
