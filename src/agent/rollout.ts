@@ -25,6 +25,7 @@ import { providerFileText } from './provider-file-text.ts';
 import { checkReadiness, type ReadinessCode } from './readiness.ts';
 import { loadServing, switchServing, type Serving } from './serving.ts';
 import { loadProviderFile } from './load-provider-file.ts';
+import { releaseOldGenerations } from './release-generations.ts';
 
 export type RolloutState = 'preparing' | 'ready' | 'failed';
 
@@ -47,6 +48,7 @@ export class Rollout {
   private attempt = 0;
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private releaseTimer: NodeJS.Timeout | undefined;
   private socket: NodeSocket | undefined;
   private last:
     { generation: number; state: RolloutState; diagnostic: ReadinessCode | null } | undefined;
@@ -57,17 +59,19 @@ export class Rollout {
   attach(socket: NodeSocket): void {
     this.socket = socket;
     if (this.last !== undefined && this.last.generation === this.target) this.send(this.last);
+    this.releaseSoon();
   }
 
   stop(): void {
     clearTimeout(this.timer);
+    clearTimeout(this.releaseTimer);
     this.socket = undefined;
   }
 
   /** From `welcome` and `target`. */
   setTarget(generation: number): void {
     if (!this.options.identity.managed) {
-      if (generation !== this.target)
+      if (generation !== this.options.identity.approved.generation && generation !== this.target)
         this.options.log(
           `Core's configuration is now generation ${generation}; a manually registered node serves only its registration's configuration`,
         );
@@ -92,7 +96,7 @@ export class Rollout {
     const target = this.target;
     if (target === undefined) return;
     const serving = await loadServing(this.options.stateDir, this.options.identity);
-    if (serving.generation === target) return;
+    if (serving.generation === target) return this.releaseOld();
     this.send({ generation: target, state: 'preparing', diagnostic: null });
     this.options.log(`Preparing generation ${target} (serving ${serving.generation})`);
     const diagnostic = await this.prepare(target, serving);
@@ -101,6 +105,7 @@ export class Rollout {
       this.send({ generation: target, state: 'ready', diagnostic: null });
       this.options.log(`Generation ${target} is ready; serving it from now on`);
       this.options.onSwitched();
+      this.releaseSoon(); // after Core has taken the report: it then no longer needs the old one
       return;
     }
     this.send({ generation: target, state: 'failed', diagnostic });
@@ -151,6 +156,19 @@ export class Rollout {
       this.options.log(`Generation ${target}: ${code} (${reason(error)})`);
       return code;
     }
+  }
+
+  private releaseSoon(): void {
+    clearTimeout(this.releaseTimer);
+    this.releaseTimer = setTimeout(() => void this.releaseOld(), 2000);
+  }
+
+  /** Files of generations Core no longer needs go; a failure here only waits for next time. */
+  private async releaseOld(): Promise<void> {
+    const { stateDir, identity, client, log } = this.options;
+    await releaseOldGenerations(stateDir, identity, client, log).catch((error: unknown) =>
+      log(`Releasing old generations failed: ${reason(error)}`),
+    );
   }
 
   private send(report: {

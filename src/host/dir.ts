@@ -11,3 +11,13 @@ export async function readdir(host: Host, hostPath: string): Promise<string[]> {
     throw error;
   }
 }
+
+/** The names in a directory of this process's own (the node's state); none when absent. */
+export async function listDirectory(path: string): Promise<string[]> {
+  try {
+    return (await readdirFs(path)).sort();
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return [];
+    throw error;
+  }
+}

@@ -153,7 +153,7 @@ test('NODE-05 a provider file changed after registration takes no work until res
       node.nodeId,
       (n) => !n.provider_ready && n.readiness_code === 'artifacts_unavailable',
     );
-    await run.waitFor(/differs from the one approved at registration/);
+    await run.waitFor(/differs from the one approved for generation 1/);
     writeFileSync(node.config, original);
     await waitForNode(core, node.nodeId, (n) => n.provider_ready);
   } finally {
