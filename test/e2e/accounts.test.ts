@@ -3,34 +3,19 @@
 // foreign UID 65532 are refused before anything changes; and a host whose record was deleted is
 // uninstalled as far as can be proved, keeping the account and saying so.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { bootHost, type E2eHost } from './harness/host.ts';
+
+import { test } from 'node:test';
+import { type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
+import { type CoreInHost } from './helpers/core-in-host.ts';
 import { installByLine } from './helpers/install-line.ts';
-import { releaseFromDist } from './helpers/release.ts';
+import { testRelease } from './helpers/release.ts';
+import { withHostAndCore } from './helpers/with-host.ts';
 
-let releaseDir: string;
-before(async () => {
-  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-  await releaseFromDist(join(releaseDir, 'r'));
-});
-after(() => rmSync(releaseDir, { recursive: true, force: true }));
+const release = testRelease();
 
-async function withHost(fn: (host: E2eHost, core: CoreInHost) => Promise<void>): Promise<void> {
-  const host = await bootHost();
-  let core: CoreInHost | undefined;
-  try {
-    core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
-    await fn(host, core);
-  } finally {
-    await core?.stop();
-    await host.stop();
-  }
-}
+const withHost = (fn: (host: E2eHost, core: CoreInHost) => Promise<void>) =>
+  withHostAndCore(['--release-dir', release.dir], fn);
 
 async function removeInCore(core: CoreInHost): Promise<void> {
   const r = await core.coreApi('GET', '/core/v1/sandbox/nodes');

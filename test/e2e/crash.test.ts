@@ -7,17 +7,15 @@
 // The same is done to the uninstaller: killed at each of its journal writes, a rerun completes.
 // Each test prints how many points it covered.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+
 import { after, before, test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { diffSnapshots, type HostSnapshot } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
 import { installByLine } from './helpers/install-line.ts';
-import { releaseFromDist } from './helpers/release.ts';
+import { testRelease } from './helpers/release.ts';
 
-let releaseDir: string;
+const release = testRelease();
 let host: E2eHost;
 let core: CoreInHost;
 let installer: string[]; // the installer the line kept, NODE_OPTIONS cleared
@@ -29,10 +27,8 @@ let baseline: HostSnapshot;
 let clean: HostSnapshot;
 
 before(async () => {
-  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-  await releaseFromDist(join(releaseDir, 'r'));
   host = await bootHost();
-  core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+  core = await startCoreInHost(host, ['--release-dir', release.dir]);
   const first = await installByLine(host, core);
   uninstall = first.uninstall;
   installer = uninstall.slice(0, 4); // env -u NODE_OPTIONS <installer>
@@ -46,7 +42,6 @@ before(async () => {
 after(async () => {
   await core?.stop();
   await host?.stop();
-  rmSync(releaseDir, { recursive: true, force: true });
 });
 
 async function token(): Promise<string> {

@@ -3,22 +3,15 @@
 // systemd and Docker, turns it into a node Core lists as connected and ready; a rerun changes
 // nothing.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { bootHost, type E2eHost } from './harness/host.ts';
+
+import { test } from 'node:test';
+import { type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { releaseFromDist } from './helpers/release.ts';
+import { testRelease } from './helpers/release.ts';
+import { withHostAndCore } from './helpers/with-host.ts';
 
-let releaseDir: string;
-
-before(async () => {
-  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-  await releaseFromDist(join(releaseDir, 'r'));
-});
-after(() => rmSync(releaseDir, { recursive: true, force: true }));
+const release = testRelease();
 
 interface Node {
   node_id: string;
@@ -31,17 +24,8 @@ async function nodes(core: CoreInHost): Promise<Node[]> {
   return ((await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as { nodes: Node[] }).nodes;
 }
 
-async function withHost(fn: (host: E2eHost, core: CoreInHost) => Promise<void>): Promise<void> {
-  const host = await bootHost();
-  let core: CoreInHost | undefined;
-  try {
-    core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
-    await fn(host, core);
-  } finally {
-    await core?.stop();
-    await host.stop();
-  }
-}
+const withHost = (fn: (host: E2eHost, core: CoreInHost) => Promise<void>) =>
+  withHostAndCore(['--release-dir', release.dir], fn);
 
 /** Counts the token in every process's argv and environment, sampled until `done` exists. */
 const SAMPLER = `n=0; while [ ! -e /root/done ]; do for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do if tr '\\0' '\\n' <"$f" 2>/dev/null | grep -q -F -f /root/.needle; then n=$((n+1)); fi; done; sleep 0.05; done; echo "$n"`;
@@ -218,7 +202,7 @@ test("HOST-10 one Core per host: a second Core's command is refused and changes 
     };
     const run = await host.exec(['sh'], { stdin: `${first.command}\n`, timeoutMs: 600_000 });
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-    const other = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+    const other = await startCoreInHost(host, ['--release-dir', release.dir]);
     try {
       const second = (await other.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
         .body as { command: string };

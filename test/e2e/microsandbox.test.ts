@@ -8,25 +8,17 @@
 // The host gets its own /dev/kvm node (char 10:232, root:kvm 0660) made inside the container,
 // as a KVM host's udev would: this machine's /dev/kvm is never touched.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+
+import { test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
 import { fromLine } from './helpers/install-line.ts';
-import { releaseFromDist } from './helpers/release.ts';
+import { testRelease } from './helpers/release.ts';
 
 const STORE = '/var/lib/oac-node/.oac/m';
 const SHARED = '/srv/oac-checkpoints';
-let releaseDir: string;
-
-before(async () => {
-  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-  await releaseFromDist(join(releaseDir, 'r'));
-});
-after(() => rmSync(releaseDir, { recursive: true, force: true }));
+const release = testRelease();
 
 interface Node {
   node_id: string;
@@ -46,7 +38,7 @@ async function kvmHost(): Promise<E2eHost> {
 }
 
 async function microsandboxCore(host: E2eHost): Promise<CoreInHost> {
-  const args = ['--release-dir', join(releaseDir, 'r'), '--provider', 'microsandbox'];
+  const args = ['--release-dir', release.dir, '--provider', 'microsandbox'];
   return startCoreInHost(host, args);
 }
 

@@ -2,29 +2,24 @@
 // line, a non-zero exit, and a host whose users, groups, units, records, node files and Docker
 // networks and images are exactly as before (the snapshot of issue #5).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+
 import { after, before, test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { releaseFromDist } from './helpers/release.ts';
+import { testRelease } from './helpers/release.ts';
 
-let releaseDir: string;
+const release = testRelease();
 let host: E2eHost;
 let core: CoreInHost;
 
 before(async () => {
-  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-  await releaseFromDist(join(releaseDir, 'r'));
   host = await bootHost();
-  core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+  core = await startCoreInHost(host, ['--release-dir', release.dir]);
 });
 after(async () => {
   await core.stop();
   await host.stop();
-  rmSync(releaseDir, { recursive: true, force: true });
 });
 
 async function line(): Promise<string> {
@@ -136,7 +131,7 @@ test('PRE-08 a command naming another Core address is refused with the guide lin
 test('PRE-05 microsandbox without a group-accessible /dev/kvm: "KVM is unavailable, or /dev/kvm must be group-accessible", nothing changed', async () => {
   const microsandbox = await startCoreInHost(host, [
     '--release-dir',
-    join(releaseDir, 'r'),
+    release.dir,
     '--provider',
     'microsandbox',
   ]);

@@ -2,32 +2,27 @@
 // Core address, or when Core's sandbox configuration changed since the node registered (not even
 // the new release's image is downloaded).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+
 import { after, before, test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
 import { installByLine } from './helpers/install-line.ts';
-import { releaseFromDist } from './helpers/release.ts';
+import { testRelease } from './helpers/release.ts';
 
-let releaseDir: string;
+const release = testRelease();
 let host: E2eHost;
 let core: CoreInHost;
 let command: string;
 
 before(async () => {
-  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-  await releaseFromDist(join(releaseDir, 'r'));
   host = await bootHost();
-  core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+  core = await startCoreInHost(host, ['--release-dir', release.dir]);
   command = (await installByLine(host, core)).command;
 });
 after(async () => {
   await core?.stop();
   await host?.stop();
-  rmSync(releaseDir, { recursive: true, force: true });
 });
 
 async function refusedRerun(line: string, expected: RegExp): Promise<void> {

@@ -3,21 +3,14 @@
 // program are each reported (exit 1) until a rerun of the install command restores them; a node
 // removed in Core is reported as removed.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+
+import { test } from 'node:test';
 import { bootHost } from './harness/host.ts';
 import { startCoreInHost } from './helpers/core-in-host.ts';
 import { installByLine } from './helpers/install-line.ts';
-import { releaseFromDist } from './helpers/release.ts';
+import { testRelease } from './helpers/release.ts';
 
-let releaseDir: string;
-before(async () => {
-  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-  await releaseFromDist(join(releaseDir, 'r'));
-});
-after(() => rmSync(releaseDir, { recursive: true, force: true }));
+const release = testRelease();
 
 interface Status {
   problems: string[];
@@ -27,7 +20,7 @@ interface Status {
 
 test('issue #5 status: no drift after install; hand edits, a lost group and a swapped program reported until a rerun; Core removal reported', async () => {
   const host = await bootHost();
-  const core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+  const core = await startCoreInHost(host, ['--release-dir', release.dir]);
   try {
     const { command, installationId, uninstall } = await installByLine(host, core);
     const status = [...uninstall.slice(0, 4), 'status', '--installation-id', installationId];

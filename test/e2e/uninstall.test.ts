@@ -2,26 +2,19 @@
 // lists the node, and once Core removed it, returns the host to its snapshot from before the
 // install, except the Runtime image, which it keeps and names.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+
+import { test } from 'node:test';
 import { bootHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost } from './helpers/core-in-host.ts';
 import { installByLine } from './helpers/install-line.ts';
-import { releaseFromDist } from './helpers/release.ts';
+import { testRelease } from './helpers/release.ts';
 
-let releaseDir: string;
-before(async () => {
-  releaseDir = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-  await releaseFromDist(join(releaseDir, 'r'));
-});
-after(() => rmSync(releaseDir, { recursive: true, force: true }));
+const release = testRelease();
 
 test('UNI-01…06 uninstall: refused while Core lists the node; then the host equals its snapshot before install, the image kept', async () => {
   const host = await bootHost();
-  const core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+  const core = await startCoreInHost(host, ['--release-dir', release.dir]);
   try {
     const pristine = await host.snapshot();
     const { uninstall, installationId } = await installByLine(host, core);
@@ -82,7 +75,7 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
 
 test('UNI-01 Core gone: uninstall says to use --force and changes nothing; with --force it completes', async () => {
   const host = await bootHost();
-  const core = await startCoreInHost(host, ['--release-dir', join(releaseDir, 'r')]);
+  const core = await startCoreInHost(host, ['--release-dir', release.dir]);
   let coreStopped = false;
   try {
     const pristine = await host.snapshot();
