@@ -3,7 +3,6 @@
 // foreign UID 65532 are refused before anything changes; and a host whose record was deleted is
 // uninstalled as far as can be proved, keeping the account and saying so.
 import assert from 'node:assert/strict';
-
 import { test } from 'node:test';
 import { type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';

@@ -7,7 +7,6 @@
 // The same is done to the uninstaller: killed at each of its journal writes, a rerun completes.
 // Each test prints how many points it covered.
 import assert from 'node:assert/strict';
-
 import { after, before, test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { diffSnapshots, type HostSnapshot } from './harness/snapshot.ts';

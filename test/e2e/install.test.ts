@@ -3,7 +3,6 @@
 // systemd and Docker, turns it into a node Core lists as connected and ready; a rerun changes
 // nothing.
 import assert from 'node:assert/strict';
-
 import { test } from 'node:test';
 import { type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';

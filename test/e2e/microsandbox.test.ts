@@ -8,7 +8,6 @@
 // The host gets its own /dev/kvm node (char 10:232, root:kvm 0660) made inside the container,
 // as a KVM host's udev would: this machine's /dev/kvm is never touched.
 import assert from 'node:assert/strict';
-
 import { test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';

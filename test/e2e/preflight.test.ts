@@ -2,7 +2,6 @@
 // line, a non-zero exit, and a host whose users, groups, units, records, node files and Docker
 // networks and images are exactly as before (the snapshot of issue #5).
 import assert from 'node:assert/strict';
-
 import { after, before, test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';

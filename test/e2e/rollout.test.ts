@@ -107,6 +107,10 @@ test('issue #6 a configuration change: preparing → failed while the file is mi
   assert.equal(put.status, 200);
   const target = deployment.generation + 1;
 
+  await nodeLog(
+    unit,
+    new RegExp(`Preparing generation ${target} \\(serving ${deployment.generation}\\)`),
+  );
   const failed = await until('failed', (n) => n.rollout.state === 'failed');
   assert.equal(failed.rollout.diagnostic, 'runtime_image_unavailable');
   assert.deepEqual(

@@ -3,7 +3,6 @@
 // program are each reported (exit 1) until a rerun of the install command restores them; a node
 // removed in Core is reported as removed.
 import assert from 'node:assert/strict';
-
 import { test } from 'node:test';
 import { bootHost } from './harness/host.ts';
 import { startCoreInHost } from './helpers/core-in-host.ts';

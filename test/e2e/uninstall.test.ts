@@ -2,7 +2,6 @@
 // lists the node, and once Core removed it, returns the host to its snapshot from before the
 // install, except the Runtime image, which it keeps and names.
 import assert from 'node:assert/strict';
-
 import { test } from 'node:test';
 import { bootHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
