@@ -2,8 +2,9 @@
 // systemd and Docker (test/e2e/harness), the reference Core serving the release just built, an
 // enrollment token and its one-line install command, pasted into the host's sh as an operator
 // would: the node shows up connected and ready in Core's node list; the same line again
-// changes nothing; then Core removes the node and the uninstall command removes what the
-// installer created, keeping the Runtime image.
+// changes nothing; `status` finds no drift; a size change in Core is prepared by the node itself;
+// then Core removes the node and the uninstall command removes what the installer created,
+// keeping the Runtime image.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +65,19 @@ async function main(): Promise<void> {
       ),
     );
 
+    const { installationId, uninstall } = fromLine(command);
+    say('==> oac-node status: the record against the host against Core');
+    const status = await host.exec([
+      ...uninstall.slice(0, 4),
+      'status',
+      '--installation-id',
+      installationId,
+    ]);
+    say(indent(`${status.stderr}${status.stdout}`));
+
+    say('==> Settings → the sandbox size changes in Core: the node prepares it by itself');
+    await changeSize(core);
+
     say('==> Nodes → Remove node, then the uninstall command on the host');
     const nodeId =
       (
@@ -72,7 +86,7 @@ async function main(): Promise<void> {
         }
       ).nodes[0]?.node_id ?? '';
     await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`);
-    const removed = await host.exec(fromLine(command).uninstall);
+    const removed = await host.exec(uninstall);
     say(indent(`${removed.stderr}${removed.stdout}`));
     if (removed.status !== 0)
       throw new Error(`the uninstall failed with status ${String(removed.status)}`);
@@ -89,6 +103,30 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
   }
   say('==> Done: the host is gone, the Core stopped.');
+}
+
+/** A new generation (more memory per sandbox); waits until the node reports it ready. */
+async function changeSize(core: CoreInHost): Promise<void> {
+  const deployment = (await core.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
+    specification: Record<string, unknown>;
+    generation: number;
+  };
+  const specification = { ...deployment.specification, memory_mib: 512 };
+  await core.coreApi('PUT', '/core/v1/sandbox/specification', { specification });
+  const target = deployment.generation + 1;
+  say(`    generation ${deployment.generation} → ${target} (memory_mib 512)`);
+  for (let i = 0; i < 240; i += 1) {
+    const nodes = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
+      nodes: Array<{ generation: number; rollout: { state: string } }>;
+    };
+    const node = nodes.nodes[0];
+    if (node?.rollout.state === 'ready' && node.generation === target) {
+      say(`    the node is ready for generation ${target} and serves it (Ready for target)`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the node did not become ready for generation ${target}`);
 }
 
 main().catch((error: unknown) => {
