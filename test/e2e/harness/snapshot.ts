@@ -96,9 +96,11 @@ export function parseSnapshot(output: string): HostSnapshot {
       case 'sums':
         for (const line of lines) {
           const match = /^([0-9a-f]{64}) {2}(.*)$/.exec(line);
-          const entry = match === null ? undefined : snapshot.trees[path]?.[match[2] as string];
-          if (match === null || entry === undefined) throw new Error(`snapshot: bad sum '${line}'`);
-          entry.sha256 = match[1];
+          if (match === null) throw new Error(`snapshot: bad sum '${line}'`);
+          // The listing is the snapshot; a file created between it and the sums (a running node
+          // writing its state) is not in it, so its sum is not either.
+          const entry = snapshot.trees[path]?.[match[2] as string];
+          if (entry !== undefined) entry.sha256 = match[1];
         }
         break;
       case 'networks':
