@@ -87,3 +87,16 @@ test('issue #2 dist/oac-node.gz unpacks to the executable and SHA256SUMS lists b
     new RegExp(`^${digest}  oac-node$`, 'm'),
   );
 });
+
+test('HOST-11 a --checkpoint-root that is not a plain absolute path is refused in one line, exit 2, before anything else', () => {
+  for (const bad of ['relative/store', '/srv/../etc', '/srv/with space', '/srv/%i']) {
+    const r = runBare([
+      'install',
+      ...['--core-url', 'http://127.0.0.1:9', '--installation-id', 'x'],
+      ...['--checkpoint-root', bad, '--root', scratch],
+    ]);
+    assert.equal(r.status, 2, `${bad}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /--checkpoint-root must be an absolute path/);
+  }
+});
