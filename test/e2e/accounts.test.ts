@@ -14,7 +14,7 @@ import { withHostAndCore } from './helpers/with-host.ts';
 const release = testRelease();
 
 const withHost = (fn: (host: E2eHost, core: CoreInHost) => Promise<void>) =>
-  withHostAndCore(['--release-dir', release.dir], fn);
+  release.dir().then((dir) => withHostAndCore(['--release-dir', dir], fn));
 
 async function removeInCore(core: CoreInHost): Promise<void> {
   const r = await core.coreApi('GET', '/core/v1/sandbox/nodes');

@@ -27,7 +27,7 @@ let clean: HostSnapshot;
 
 before(async () => {
   host = await bootHost();
-  core = await startCoreInHost(host, ['--release-dir', release.dir]);
+  core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
   const first = await installByLine(host, core);
   uninstall = first.uninstall;
   installer = uninstall.slice(0, 4); // env -u NODE_OPTIONS <installer>

@@ -24,7 +24,7 @@ async function nodes(core: CoreInHost): Promise<Node[]> {
 }
 
 const withHost = (fn: (host: E2eHost, core: CoreInHost) => Promise<void>) =>
-  withHostAndCore(['--release-dir', release.dir], fn);
+  release.dir().then((dir) => withHostAndCore(['--release-dir', dir], fn));
 
 /** Counts the token in every process's argv and environment, sampled until `done` exists. */
 const SAMPLER = `n=0; while [ ! -e /root/done ]; do for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do if tr '\\0' '\\n' <"$f" 2>/dev/null | grep -q -F -f /root/.needle; then n=$((n+1)); fi; done; sleep 0.05; done; echo "$n"`;
@@ -201,7 +201,7 @@ test("HOST-10 one Core per host: a second Core's command is refused and changes 
     };
     const run = await host.exec(['sh'], { stdin: `${first.command}\n`, timeoutMs: 600_000 });
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-    const other = await startCoreInHost(host, ['--release-dir', release.dir]);
+    const other = await startCoreInHost(host, ['--release-dir', await release.dir()]);
     try {
       const second = (await other.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
         .body as { command: string };

@@ -37,7 +37,7 @@ async function kvmHost(): Promise<E2eHost> {
 }
 
 async function microsandboxCore(host: E2eHost): Promise<CoreInHost> {
-  const args = ['--release-dir', release.dir, '--provider', 'microsandbox'];
+  const args = ['--release-dir', await release.dir(), '--provider', 'microsandbox'];
   return startCoreInHost(host, args);
 }
 

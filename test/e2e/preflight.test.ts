@@ -14,7 +14,7 @@ let core: CoreInHost;
 
 before(async () => {
   host = await bootHost();
-  core = await startCoreInHost(host, ['--release-dir', release.dir]);
+  core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
 });
 after(async () => {
   await core.stop();
@@ -130,7 +130,7 @@ test('PRE-08 a command naming another Core address is refused with the guide lin
 test('PRE-05 microsandbox without a group-accessible /dev/kvm: "KVM is unavailable, or /dev/kvm must be group-accessible", nothing changed', async () => {
   const microsandbox = await startCoreInHost(host, [
     '--release-dir',
-    release.dir,
+    await release.dir(),
     '--provider',
     'microsandbox',
   ]);

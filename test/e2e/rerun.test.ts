@@ -15,7 +15,7 @@ let command: string;
 
 before(async () => {
   host = await bootHost();
-  core = await startCoreInHost(host, ['--release-dir', release.dir]);
+  core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
   command = (await installByLine(host, core)).command;
 });
 after(async () => {

@@ -19,7 +19,7 @@ interface Status {
 
 test('issue #5 status: no drift after install; hand edits, a lost group and a swapped program reported until a rerun; Core removal reported', async () => {
   const host = await bootHost();
-  const core = await startCoreInHost(host, ['--release-dir', release.dir]);
+  const core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
   try {
     const { command, installationId, uninstall } = await installByLine(host, core);
     const status = [...uninstall.slice(0, 4), 'status', '--installation-id', installationId];

@@ -13,7 +13,7 @@ const release = testRelease();
 
 test('UNI-01…06 uninstall: refused while Core lists the node; then the host equals its snapshot before install, the image kept', async () => {
   const host = await bootHost();
-  const core = await startCoreInHost(host, ['--release-dir', release.dir]);
+  const core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
   try {
     const pristine = await host.snapshot();
     const { uninstall, installationId } = await installByLine(host, core);
@@ -74,7 +74,7 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
 
 test('UNI-01 Core gone: uninstall says to use --force and changes nothing; with --force it completes', async () => {
   const host = await bootHost();
-  const core = await startCoreInHost(host, ['--release-dir', release.dir]);
+  const core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
   let coreStopped = false;
   try {
     const pristine = await host.snapshot();

@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before } from 'node:test';
+import { after } from 'node:test';
 import { buildRelease } from '../../../fixtures/release/build.ts';
 import { requireExecutable, repoRoot } from '../../helpers/executable.ts';
 
@@ -16,15 +16,21 @@ export async function releaseFromDist(outDir: string): Promise<string> {
   return outDir;
 }
 
-/** This test file's release of dist/: built in a scratch directory before its tests (register
- *  it before hooks that need it), removed after them. `dir` is set once the hook ran. */
-export function testRelease(): { readonly dir: string } {
-  const release = { dir: '' };
-  let scratch = '';
-  before(async () => {
-    scratch = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-    release.dir = await releaseFromDist(join(scratch, 'r'));
+/** This test file's release of dist/, built in a scratch directory on first use (so no hook
+ *  order matters) and removed after the file's tests. */
+export function testRelease(): { dir(): Promise<string> } {
+  let scratch: string | undefined;
+  let built: Promise<string> | undefined;
+  after(() => {
+    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
   });
-  after(() => rmSync(scratch, { recursive: true, force: true }));
-  return release;
+  return {
+    dir() {
+      built ??= (async () => {
+        scratch = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
+        return releaseFromDist(join(scratch, 'r'));
+      })();
+      return built;
+    },
+  };
 }
