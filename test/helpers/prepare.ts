@@ -1,6 +1,9 @@
 // Runs the real executable's `_prepare` the way the installer does (setpriv to UID 65532 with the
 // provider group, a new session, the request on stdin) and collects its NDJSON events.
 import { spawn } from 'node:child_process';
+import { chownSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
 
 export const NODE_UID = 65532;
 
@@ -47,3 +50,33 @@ export const outcomes = (p: Prepared): Record<string, string | undefined> =>
   Object.fromEntries(
     p.events.filter((e) => e.type === 'step-done').map((e) => [e.step, e.result?.outcome]),
   );
+
+/** A `_prepare` request for a node named `name` in `<scratch>/<name>` (owned by UID 65532),
+ *  with Core's configuration read with `token` (which does not use it up). */
+export async function prepareRequest(
+  core: { core_url: string; console_url: string },
+  scratch: string,
+  name: string,
+  token: string,
+  adapter: { docker_host: string; checkpoint_root?: string | null },
+) {
+  const home = join(scratch, name);
+  mkdirSync(home, { recursive: true });
+  chownSync(home, NODE_UID, NODE_UID);
+  const url = `${core.core_url}/api/v1/sandbox-node/configuration`;
+  const response = await request(url, { headers: { authorization: `Bearer ${token}` } });
+  const configuration = (await response.body.json()) as { installation_id: string };
+  return {
+    installation_id: configuration.installation_id,
+    core_url: core.core_url,
+    console_url: core.console_url,
+    name,
+    token: token as string | null,
+    configuration,
+    state_dir: join(home, 'state'),
+    store_dir: join(home, 'm'),
+    checkpoint_root: adapter.checkpoint_root ?? null,
+    docker_host: adapter.docker_host,
+    proxy_env: {},
+  };
+}

@@ -17,14 +17,13 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { request } from 'undici';
 import { buildRelease } from '../../fixtures/release/build.ts';
 import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
 import { parseProviderFile } from '../../src/agent/provider-file.ts';
 import { startCore, type TestCore } from '../helpers/core.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import { issueToken, listNodes } from '../helpers/node.ts';
-import { NODE_UID as UID, outcomes, runPrepare } from '../helpers/prepare.ts';
+import { NODE_UID as UID, outcomes, prepareRequest, runPrepare } from '../helpers/prepare.ts';
 
 let scratch: string;
 let core: TestCore;
@@ -48,27 +47,11 @@ after(async () => {
 /** microsandbox's `_prepare` needs no extra group: it never opens /dev/kvm (the node does). */
 const prepare = (req: object) => runPrepare(join(scratch, 'oac-node'), UID, req);
 
-async function requestFor(name: string, token: string, checkpointRoot: string | null = null) {
-  const home = join(scratch, name);
-  mkdirSync(home, { recursive: true });
-  chownSync(home, UID, UID);
-  const url = `${core.core_url}/api/v1/sandbox-node/configuration`;
-  const response = await request(url, { headers: { authorization: `Bearer ${token}` } });
-  const configuration = (await response.body.json()) as { installation_id: string };
-  return {
-    installation_id: configuration.installation_id,
-    core_url: core.core_url,
-    console_url: core.console_url,
-    name,
-    token: token as string | null,
-    configuration,
-    state_dir: join(home, 'state'),
-    store_dir: join(home, 'm'),
-    checkpoint_root: checkpointRoot,
+const requestFor = (name: string, token: string, checkpointRoot: string | null = null) =>
+  prepareRequest(core, scratch, name, token, {
     docker_host: 'unix:///nonexistent/docker.sock',
-    proxy_env: {},
-  };
-}
+    checkpoint_root: checkpointRoot,
+  });
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 const mode = (path: string) => statSync(path).mode & 0o777;

@@ -5,9 +5,7 @@
 import assert from 'node:assert/strict';
 import {
   chmodSync,
-  chownSync,
   copyFileSync,
-  mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
@@ -17,14 +15,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { request } from 'undici';
 import { buildRelease } from '../../fixtures/release/build.ts';
 import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
 import { startCore, type TestCore } from '../helpers/core.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import { issueToken, listNodes } from '../helpers/node.ts';
 import { privateDockerd, type PrivateDockerd } from '../helpers/private-dockerd.ts';
-import { NODE_UID as UID, outcomes, runPrepare } from '../helpers/prepare.ts';
+import { NODE_UID as UID, outcomes, prepareRequest, runPrepare } from '../helpers/prepare.ts';
 
 let scratch: string;
 let core: TestCore;
@@ -55,27 +52,8 @@ after(async () => {
 /** `_prepare` as UID 65532 with the docker group, a copy it can execute (see before()). */
 const prepare = (request: object) => runPrepare(join(scratch, 'oac-node'), dockerGid, request);
 
-async function requestFor(name: string, token: string) {
-  const home = join(scratch, name);
-  mkdirSync(home, { recursive: true });
-  chownSync(home, UID, UID);
-  const url = `${core.core_url}/api/v1/sandbox-node/configuration`;
-  const response = await request(url, { headers: { authorization: `Bearer ${token}` } });
-  const configuration = (await response.body.json()) as { installation_id: string };
-  return {
-    installation_id: configuration.installation_id,
-    core_url: core.core_url,
-    console_url: core.console_url,
-    name,
-    token,
-    configuration,
-    state_dir: join(home, 'state'),
-    store_dir: join(home, 'm'),
-    checkpoint_root: null,
-    docker_host: dockerd.host,
-    proxy_env: {},
-  };
-}
+const requestFor = (name: string, token: string) =>
+  prepareRequest(core, scratch, name, token, { docker_host: dockerd.host });
 
 test('HOST-08 _prepare as oac-node: state, image, network, provider file, registration; a rerun changes nothing', async () => {
   const token = await issueToken(core);
