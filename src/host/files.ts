@@ -51,7 +51,8 @@ export async function writeFileAtomic(
   await syncDirectory(dirname(path));
 }
 
-async function syncDirectory(path: string): Promise<void> {
+/** fsync of a directory: makes a rename in it durable. */
+export async function syncDirectory(path: string): Promise<void> {
   const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
     await handle.sync();

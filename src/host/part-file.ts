@@ -7,6 +7,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { syncDirectory } from './files.ts';
 
 const PART_MODE = 0o600;
 const READ_CHUNK = 1024 * 1024;
@@ -162,15 +163,6 @@ function dropBytes(chunks: Buffer[], count: number): Buffer[] {
     skip = 0;
   }
   return rest;
-}
-
-async function syncDirectory(path: string): Promise<void> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**

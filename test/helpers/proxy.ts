@@ -15,6 +15,7 @@ import {
   request as httpRequest,
   type IncomingHttpHeaders,
   type IncomingMessage,
+  type RequestOptions,
   type Server,
   type ServerResponse,
 } from 'node:http';
@@ -89,23 +90,13 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     const headers = { ...req.headers };
     delete headers['proxy-authorization'];
     delete headers['proxy-connection'];
-    const upstream = httpRequest(
-      {
-        host,
-        port: Number(url.port || 80),
-        method: req.method,
-        path: url.pathname + url.search,
-        headers,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        answer.on('error', () => res.destroy());
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    res.on('close', () => upstream.destroy());
-    req.pipe(upstream);
+    forward(req, res, {
+      host,
+      port: Number(url.port || 80),
+      method: req.method,
+      path: url.pathname + url.search,
+      headers,
+    });
   });
 
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
@@ -159,23 +150,13 @@ export interface TlsFront {
 export async function startTlsFront(cert: TestCertificate, targetPort: number): Promise<TlsFront> {
   const sockets = new Set<Socket>();
   const server = createHttpsServer({ key: cert.key, cert: cert.cert }, (req, res) => {
-    const upstream = httpRequest(
-      {
-        host: '127.0.0.1',
-        port: targetPort,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        answer.on('error', () => res.destroy());
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    res.on('close', () => upstream.destroy());
-    req.pipe(upstream);
+    forward(req, res, {
+      host: '127.0.0.1',
+      port: targetPort,
+      method: req.method,
+      path: req.url,
+      headers: req.headers,
+    });
   });
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -360,4 +341,16 @@ function closeServer(
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   for (const socket of sockets) socket.destroy();
   return closed;
+}
+
+/** Sends `req` on to `target` and the answer back; either side closing ends the other. */
+function forward(req: IncomingMessage, res: ServerResponse, target: RequestOptions): void {
+  const upstream = httpRequest(target, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+    answer.on('error', () => res.destroy());
+  });
+  upstream.on('error', () => res.destroy());
+  res.on('close', () => upstream.destroy());
+  req.pipe(upstream);
 }
