@@ -1,25 +1,23 @@
-// `oac-node install`: preflight, then the steps in order, then the wait for Core's "connected
-// and ready" (DESIGN.md "Shape"). One installer at a time per host (SEC-05). A rerun of a
-// registered node needs no token and changes nothing that already matches (RERUN-01).
+// `oac-node install`: lock, preflight, then reconcile the desired state (src/engine/desired.ts)
+// with the host, then wait for Core's "connected and ready" (DESIGN.md "Shape"). One installer
+// at a time per host (SEC-05). A rerun of a registered node needs no token and changes nothing
+// that already matches (RERUN-01); --dry-run prints the diffs and changes nothing (DECL-03).
 import { Journal } from '../records/journal.ts';
+import { desired } from '../src/engine/desired.ts';
 import type { Emit } from '../src/engine/events.ts';
-import { runSteps, type RunReport } from '../src/engine/runner.ts';
-import type { Step } from '../src/engine/step.ts';
+import { readNodeIdentity } from '../src/engine/node-state.ts';
+import { reconcile } from '../src/engine/reconcile.ts';
+import type { RunReport } from '../src/engine/runner.ts';
 import { OacError } from '../src/errors.ts';
+import { sha256File } from '../src/host/files.ts';
 import { Host } from '../src/host/host.ts';
-import { LockHeldError, lockFile } from '../src/host/lock.ts';
+import { layout } from '../src/layout.ts';
 import { hint, message } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
-import { accountStep } from './account.ts';
 import type { InstallContext, InstallOptions } from './context.ts';
-import { groupStep } from './group.ts';
-import { homeStep } from './home.ts';
+import { withInstallerLock } from '../records/lock.ts';
 import { preflight } from './preflight.ts';
-import { prepareStep } from './prepare-step.ts';
-import { programStep } from './program.ts';
-import { startStep } from './start.ts';
-import { envFileStep, unitStep, type RestartFlag } from './unit.ts';
-import { readNodeIdentity, waitUntilReady } from './wait-ready.ts';
+import { waitUntilReady } from './wait-ready.ts';
 
 export interface InstallRequest extends InstallOptions {
   root: string;
@@ -32,66 +30,84 @@ export interface InstallResult {
   nodeId?: string;
 }
 
-const LOCK = '/run/lock/oac-node-installer';
-
-const INSTALL_STEPS = [
-  accountStep,
-  groupStep,
-  homeStep,
-  programStep,
-  prepareStep,
-  envFileStep,
-  unitStep,
-  startStep,
-] as Array<Step<InstallContext & RestartFlag, never>>;
-
-/** What a terminal shows, in order: preflight, then every step, then the wait for Core. */
+/** What a terminal shows, in order: preflight, each group of resources, the wait for Core. */
 export const INSTALL_PHASES = [
   { id: 'preflight', title: 'Check the host, Core and the release' },
-  ...INSTALL_STEPS.map((step) => ({ id: step.id, title: step.title })),
+  { id: 'account', title: 'Service account oac-node' },
+  { id: 'group', title: 'Provider group' },
+  { id: 'home', title: 'Home /var/lib/oac-node' },
+  { id: 'program', title: 'Node program' },
+  { id: 'prepare', title: 'Node files, Runtime image, network and registration (as oac-node)' },
+  { id: 'proxy-settings', title: 'Proxy settings' },
+  { id: 'unit', title: 'Service unit' },
+  { id: 'service', title: 'Start the node service' },
   { id: 'ready', title: 'Wait until Core reports the node connected and ready' },
 ];
 
 export async function install(req: InstallRequest, emit: Emit): Promise<InstallResult> {
   const host = new Host(req.root);
-  let release;
-  try {
-    release = await lockFile(host.path(LOCK), { waitMs: 10_000 });
-  } catch (error) {
-    if (error instanceof LockHeldError)
-      throw new OacError('installer_busy', message('installer_busy'), {
-        hint: hint('installer_busy'),
-      });
-    throw error;
-  }
-  try {
+  return withInstallerLock(host, async () => {
+    const names = layout(req.installationId);
     const journal = await Journal.open(host, req.installationId, req.coreUrl);
-    const ctx: InstallContext & RestartFlag = {
+    const ctx: InstallContext = {
       host,
+      layout: names,
       options: req,
       journal,
       emit,
       token: req.token,
     };
     await preflight(ctx, await authFor(ctx));
-    const steps = INSTALL_STEPS;
-    const report = await runSteps(steps, ctx, { dryRun: req.dryRun, emit });
+    const { configuration, providerGroup } = ctx;
+    if (configuration === undefined || providerGroup === undefined)
+      throw new Error('preflight learns the configuration and the provider group');
+    const resources = desired({
+      layout: names,
+      provider: configuration.provider,
+      group: providerGroup.name,
+      coreUrl: req.coreUrl,
+      checkpointRoot: req.checkpointRoot,
+      proxyEnv: req.proxyEnv,
+      program: { source: process.execPath, sha256: await sha256File(process.execPath) },
+    });
+    if (!req.dryRun)
+      await journal.setInputs({
+        provider: configuration.provider,
+        group: providerGroup.name,
+        checkpoint_root: req.checkpointRoot ?? null,
+      });
+    const node = {
+      coreUrl: req.coreUrl,
+      name: req.name,
+      token: req.token,
+      configuration,
+      providerGroup,
+      checkpointRoot: req.checkpointRoot,
+      proxyEnv: req.proxyEnv,
+    };
+    const report = await reconcile(
+      resources,
+      { host, layout: names, journal, emit, node },
+      {
+        dryRun: req.dryRun,
+        emit,
+      },
+    );
     if (req.dryRun) return { report };
     emit({
       type: 'step-start',
       step: 'ready',
-      title: 'Wait until Core reports the node connected and ready',
+      title: INSTALL_PHASES.at(-1)?.title ?? 'ready',
+      phase: 'ready',
     });
     const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds);
     return { report, nodeId };
-  } finally {
-    await release();
-  }
+  });
 }
 
 /** A registered node reads its configuration with its own credential; a new one with the token. */
 async function authFor(ctx: InstallContext): Promise<CoreAuth> {
-  const identity = await readNodeIdentity(ctx.host, ctx.options.installationId);
+  const identity = await readNodeIdentity(ctx.host, ctx.layout);
   if (identity?.enrolled !== undefined)
     return { kind: 'node', nodeId: identity.node_id, credential: identity.credential };
   if (ctx.token === undefined)

@@ -4,6 +4,7 @@
 // docs/one-line-command.md shows the same line annotated, piece by piece.
 import { PROXY_VARIABLES } from '../src/net/proxy-env.ts';
 import * as z from 'zod';
+import { isInstallationId } from '../src/layout.ts';
 import { UsageError, isOacError } from '../src/errors.ts';
 import { isLoopbackHost, parseServiceUrl } from '../src/net/url-policy.ts';
 
@@ -69,9 +70,6 @@ export const LINE_MESSAGES = {
 // Validation (SEC-01, SEC-04). Each refusal is one line naming the value to fix; a token is
 // never repeated back (SEC-03).
 
-// A leading `-` or `.` is refused on top of the documented pattern: `--installation-id -x` would
-// read as an option, and `.`/`..` name directories in the installer's paths.
-const installationIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/);
 const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/);
 const tokenSchema = z.string().regex(/^[A-Za-z0-9._~-]{16,512}$/);
 // What a rendered URL may hold: no quote, `$`, backquote, `!` (history expansion), space or
@@ -79,7 +77,8 @@ const tokenSchema = z.string().regex(/^[A-Za-z0-9._~-]{16,512}$/);
 const URL_CHARS = /^[A-Za-z0-9._~:/%[\]-]+$/;
 
 export function validateInstallationId(value: string): string {
-  if (!installationIdSchema.safeParse(value).success) {
+  // SEC-10's rule, from the one module that names an installation's paths.
+  if (!isInstallationId(value)) {
     throw new UsageError(
       "The installation ID must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-', starting with a letter or digit",
     );

@@ -3,7 +3,8 @@
 import { OacError } from '../src/errors.ts';
 import { freeBytes } from '../src/host/probe.ts';
 import { hint, message, type MessageCode } from '../src/messages.ts';
-import { NODE_HOME, type InstallContext } from './context.ts';
+import { NODE_HOME } from '../src/layout.ts';
+import type { InstallContext } from './context.ts';
 
 export const MIB = 1024 * 1024;
 
@@ -26,7 +27,6 @@ export function checkCapacity(cpus: number, memoryBytes: number, need: SandboxNe
 
 /** PRE-07: the downloads plus what they unpack to, before anything is downloaded. */
 export async function checkDisk(ctx: InstallContext, needBytes: number): Promise<void> {
-  ctx.diskNeed = needBytes;
   const free = await freeBytes(ctx.host, NODE_HOME);
   if (free < needBytes)
     fail('disk_too_small', {

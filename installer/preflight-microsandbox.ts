@@ -6,16 +6,10 @@ import { hostCapacity } from '../src/host/probe.ts';
 import { fetchManifest } from '../src/agent/node-files.ts';
 import type { ReleaseManifest } from '../src/net/release-manifest.ts';
 import { isRegistered } from '../src/agent/identity-store.ts';
-import {
-  GLIBC_LOADER,
-  KVM_DEVICE,
-  NODE_UID,
-  RUNTIME_HOME,
-  STORE_DIR,
-  type InstallContext,
-} from './context.ts';
+import { GLIBC_LOADER, KVM_DEVICE, NODE_UID, RUNTIME_HOME, STORE_DIR } from '../src/layout.ts';
+import type { InstallContext } from './context.ts';
 import { checkCapacity, checkDisk, fail, type SandboxNeed } from './preflight-checks.ts';
-import { readNodeIdentity } from './wait-ready.ts';
+import { readNodeIdentity } from '../src/engine/node-state.ts';
 
 export async function checkMicrosandbox(ctx: InstallContext, need: SandboxNeed): Promise<void> {
   await checkKvm(ctx);
@@ -46,9 +40,9 @@ async function checkKvm(ctx: InstallContext): Promise<void> {
  *  guide); the installer never creates, chowns or chmods it (HOST-09). */
 async function checkCheckpointRoot(ctx: InstallContext): Promise<void> {
   const wanted = ctx.options.checkpointRoot;
-  const recorded = ctx.journal.get('checkpoint-root')?.name;
+  const recorded = ctx.journal.inputs.checkpoint_root ?? undefined;
   if (wanted !== recorded) {
-    const identity = await readNodeIdentity(ctx.host, ctx.options.installationId);
+    const identity = await readNodeIdentity(ctx.host, ctx.layout);
     if (identity !== undefined && isRegistered(identity))
       fail('checkpoint_root_changed', {
         theirs: recorded ?? `${STORE_DIR}/checkpoints (node-local)`,

@@ -11,11 +11,12 @@ import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { DockerApi, type DockerInfo } from '../src/net/docker-api.ts';
 import { fetchManifest, runtimeImageFile } from '../src/agent/node-files.ts';
-import { DOCKER_SOCKET, type InstallContext } from './context.ts';
+import { DOCKER_SOCKET } from '../src/layout.ts';
+import type { InstallContext } from './context.ts';
 import { checkCapacity, checkDisk, fail, type SandboxNeed } from './preflight-checks.ts';
 import { checkMicrosandbox } from './preflight-microsandbox.ts';
 import { isRegistered } from '../src/agent/identity-store.ts';
-import { readNodeIdentity, readServingGeneration } from './wait-ready.ts';
+import { readNodeIdentity, readServingGeneration } from '../src/engine/node-state.ts';
 
 export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<void> {
   const { host, options } = ctx;
@@ -63,9 +64,9 @@ async function checkOneCore(ctx: InstallContext): Promise<void> {
  *  it serves another generation than Core's current one changes nothing (not even a download)
  *  and says so. */
 async function checkSameConfiguration(ctx: InstallContext): Promise<void> {
-  const identity = await readNodeIdentity(ctx.host, ctx.options.installationId);
+  const identity = await readNodeIdentity(ctx.host, ctx.layout);
   if (identity === undefined || !isRegistered(identity)) return;
-  const serving = await readServingGeneration(ctx.host, ctx.options.installationId);
+  const serving = await readServingGeneration(ctx.host, ctx.layout);
   const registered = serving ?? identity.approved.generation;
   const now = ctx.configuration?.generation;
   if (now !== undefined && now !== registered) fail('configuration_changed', { registered, now });

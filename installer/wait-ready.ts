@@ -1,44 +1,16 @@
 // ENR-04: after starting the service, wait until Core reports the node connected and its
 // provider ready, asking Core with the node's own credential; on timeout, say what was seen.
 import { OacError } from '../src/errors.ts';
-import { storedIdentity, type StoredIdentity } from '../src/agent/identity-store.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
-import { redactor } from '../src/ui/redact.ts';
-import { parseJsonWith } from '../src/json-file.ts';
-import * as z from 'zod';
-import type { Host } from '../src/host/host.ts';
-import { stateDir, unitName, type InstallContext } from './context.ts';
-
-/** The node's identity as root reads it (install, rerun, uninstall); its credential redacted. */
-export async function readNodeIdentity(
-  host: Host,
-  installationId: string,
-): Promise<StoredIdentity | undefined> {
-  // Root reads a file in a directory oac-node can write: never through a symlink (SEC-02).
-  const raw = await host.readNoFollow(`${stateDir(installationId)}/identity.json`);
-  const identity = raw === undefined ? undefined : parseJsonWith(raw, storedIdentity);
-  if (identity !== undefined) redactor.add(identity.credential);
-  return identity;
-}
-
-/** The generation the node serves now (src/agent/serving.ts), as root reads it; undefined
- *  while it serves its registration's. */
-export async function readServingGeneration(
-  host: Host,
-  installationId: string,
-): Promise<number | undefined> {
-  const raw = await host.readNoFollow(`${stateDir(installationId)}/serving.json`);
-  return raw === undefined ? undefined : parseJsonWith(raw, servingGeneration)?.generation;
-}
-
-const servingGeneration = z.object({ generation: z.number().int().positive() });
+import { readNodeIdentity } from '../src/engine/node-state.ts';
+import type { InstallContext } from './context.ts';
 
 export async function waitUntilReady(
   ctx: InstallContext,
   timeoutSeconds: number,
 ): Promise<{ nodeId: string }> {
-  const identity = await readNodeIdentity(ctx.host, ctx.options.installationId);
+  const identity = await readNodeIdentity(ctx.host, ctx.layout);
   if (identity === undefined)
     throw new OacError('not_registered', 'The node has no identity after preparation');
   const client = new CoreClient({
@@ -60,7 +32,7 @@ export async function waitUntilReady(
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-  const unit = unitName(ctx.options.installationId);
+  const unit = ctx.layout.unitName;
   throw new OacError(
     'not_ready_in_time',
     `The node did not become connected and ready within ${timeoutSeconds} s (${why})`,

@@ -1,66 +1,79 @@
-// The journal: /etc/oac-node/<installation-id>.json records, per resource, whether the
-// installer created it (`owned`) or found it (`adopted`). Intent is written before each change
-// (`intended`), so a run killed at any point can be rerun or uninstalled: an intended resource
-// that exists was made by us. Written atomically, root-only, zod-validated on every read.
+// The journal: /etc/oac-node/<installation-id>.json records the inputs an install applied and,
+// per resource, what the installer found: `owned` (a run of this installation created it) or
+// `adopted` (it was there; never removed), with the properties status compares (DECL-02). Intent
+// is written before each creation (`intended`), so a run killed at any point can be rerun or
+// uninstalled: an intended resource that exists was made by us. Written atomically, root-only,
+// zod-validated on every read; a journal of format 1 (before #10) is migrated when read.
 import * as z from 'zod';
 import { OacError } from '../src/errors.ts';
 import { parseJsonWith } from '../src/json-file.ts';
 import { readdir } from '../src/host/dir.ts';
 import type { Host } from '../src/host/host.ts';
+import { JOURNAL_DIR, journalIds, layout, type InstallationId } from '../src/layout.ts';
+import { migrateFormat1 } from './journal-format1.ts';
 
-export const JOURNAL_DIR = '/etc/oac-node';
+const prop = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 const resource = z.object({
-  kind: z.enum([
-    'account',
-    'group-membership',
-    'directory',
-    'file',
-    'unit',
-    'docker-image',
-    'docker-network',
-    'node',
-  ]),
+  kind: z.enum(['account', 'membership', 'directory', 'file', 'unit', 'service', 'network']),
   name: z.string().min(1),
   ownership: z.enum(['intended', 'owned', 'adopted']),
-  detail: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  /** What status compares: digests, modes (never content or secrets). */
+  props: z.record(z.string(), prop).default({}),
 });
 export type JournalResource = z.infer<typeof resource>;
+export type Ownership = JournalResource['ownership'];
+
+const inputs = z.object({
+  provider: z.enum(['docker', 'microsandbox']).nullable(),
+  group: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_-]{0,31}$/)
+    .nullable(),
+  checkpoint_root: z.string().startsWith('/').nullable(),
+});
+export type JournalInputs = z.infer<typeof inputs>;
 
 const journalSchema = z.object({
-  format: z.literal(1),
+  format: z.literal(2),
   installation_id: z.string().min(1),
   core_url: z.string().url(),
   created_at: z.string(),
   updated_at: z.string(),
+  inputs,
   resources: z.record(z.string(), resource),
 });
 export type JournalData = z.infer<typeof journalSchema>;
 
-export function journalPath(installationId: string): string {
-  return `${JOURNAL_DIR}/${installationId}.json`;
-}
-
 export async function readJournal(
   host: Host,
-  installationId: string,
+  id: InstallationId,
 ): Promise<JournalData | undefined> {
-  const raw = await host.readFile(journalPath(installationId));
+  return (await loadJournal(host, id))?.data;
+}
+
+async function loadJournal(
+  host: Host,
+  id: InstallationId,
+): Promise<{ data: JournalData; migrated: boolean } | undefined> {
+  const path = layout(id).journal;
+  // Root-only directory, but never through a link all the same (SEC-06).
+  const raw = await host.readNoFollow(path);
   if (raw === undefined) return undefined;
-  const data = parseJsonWith(raw, journalSchema);
-  if (data === undefined) {
+  const current = parseJsonWith(raw, journalSchema);
+  const data = current ?? migrateFormat1(raw, journalSchema);
+  if (data === undefined || data.installation_id !== id) {
     throw new OacError(
       'journal_damaged',
-      `The record ${host.path(journalPath(installationId))} is damaged; move it aside and run the command again`,
+      `The record ${host.path(path)} is damaged or of an unknown format; move it aside and run the command again`,
     );
   }
-  return data;
+  return { data, migrated: current === undefined };
 }
 
 /** Every installation recorded on this host (HOST-10: one Core per host). */
 export async function listJournals(host: Host): Promise<JournalData[]> {
-  const names = await readdir(host, JOURNAL_DIR);
-  const ids = names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -'.json'.length));
+  const ids = journalIds(await readdir(host, JOURNAL_DIR));
   const journals = await Promise.all(ids.map((id) => readJournal(host, id)));
   return journals.filter((j): j is JournalData => j !== undefined);
 }
@@ -68,63 +81,81 @@ export async function listJournals(host: Host): Promise<JournalData[]> {
 export class Journal {
   private constructor(
     private readonly host: Host,
+    private readonly id: InstallationId,
     private data: JournalData,
+    /** Whether data differs from the file (a migrated or a new journal). */
+    private dirty: boolean,
   ) {}
 
   static async open(
     host: Host,
-    installationId: string,
+    id: InstallationId,
     coreUrl: string,
     now = new Date(),
   ): Promise<Journal> {
-    const existing = await readJournal(host, installationId);
+    const existing = await loadJournal(host, id);
+    if (existing !== undefined) return new Journal(host, id, existing.data, existing.migrated);
     const stamp = now.toISOString();
-    const data = existing ?? {
-      format: 1 as const,
-      installation_id: installationId,
+    const data: JournalData = {
+      format: 2,
+      installation_id: id,
       core_url: coreUrl,
       created_at: stamp,
       updated_at: stamp,
+      inputs: { provider: null, group: null, checkpoint_root: null },
       resources: {},
     };
-    return new Journal(host, data);
+    return new Journal(host, id, data, false);
   }
 
   get snapshot(): JournalData {
     return structuredClone(this.data);
   }
 
-  get(id: string): JournalResource | undefined {
-    return this.data.resources[id];
+  get inputs(): JournalInputs {
+    return this.data.inputs;
   }
 
-  /** Written before the change it announces. */
-  async intend(id: string, kind: JournalResource['kind'], name: string): Promise<void> {
-    const known = this.data.resources[id];
+  get(key: string): JournalResource | undefined {
+    return this.data.resources[key];
+  }
+
+  /** The inputs this run applies (written with the next entry, or now when they changed). */
+  async setInputs(next: JournalInputs): Promise<void> {
+    if (JSON.stringify(next) === JSON.stringify(this.data.inputs)) return;
+    this.data.inputs = next;
+    if (Object.keys(this.data.resources).length > 0) await this.save();
+  }
+
+  /** Written before the creation it announces. */
+  async intend(key: string, kind: JournalResource['kind'], name: string): Promise<void> {
+    const known = this.data.resources[key];
     if (known !== undefined && known.ownership !== 'intended') return;
-    await this.put(id, { kind, name, ownership: 'intended', detail: known?.detail ?? {} });
+    await this.put(key, { kind, name, ownership: 'intended', props: known?.props ?? {} });
   }
 
-  async record(id: string, entry: JournalResource): Promise<void> {
-    const known = this.data.resources[id];
-    if (known !== undefined && JSON.stringify(known) === JSON.stringify(entry)) return; // a rerun writes nothing
-    await this.put(id, entry);
+  async record(key: string, entry: JournalResource): Promise<void> {
+    const known = this.data.resources[key];
+    // A rerun writes nothing (unless this journal was just migrated).
+    if (!this.dirty && known !== undefined && JSON.stringify(known) === JSON.stringify(entry))
+      return;
+    await this.put(key, entry);
   }
 
   /** Holds an entry for this run without writing it (uninstall's proofs when the record is
    *  gone: the first removal writes what is left). */
-  remember(id: string, entry: JournalResource): void {
-    this.data.resources[id] = entry;
+  remember(key: string, entry: JournalResource): void {
+    this.data.resources[key] = entry;
   }
 
-  async forget(id: string): Promise<void> {
-    if (!(id in this.data.resources)) return;
-    delete this.data.resources[id];
+  async forget(key: string): Promise<void> {
+    if (!(key in this.data.resources)) return;
+    delete this.data.resources[key];
     await this.save();
   }
 
-  private async put(id: string, entry: JournalResource): Promise<void> {
-    this.data.resources[id] = entry;
+  private async put(key: string, entry: JournalResource): Promise<void> {
+    this.data.resources[key] = entry;
     await this.save();
   }
 
@@ -133,10 +164,11 @@ export class Journal {
     this.data.updated_at = new Date().toISOString();
     await this.host.ensureDirectory(JOURNAL_DIR, 0o700);
     await this.host.writeFile(
-      journalPath(this.data.installation_id),
+      layout(this.id).journal,
       `${JSON.stringify(this.data, null, 2)}\n`,
       0o600,
     );
+    this.dirty = false;
     crashPoint('after');
   }
 }

@@ -1,41 +1,71 @@
-// Uninstall on a host whose record (/etc/oac-node/<id>.json) is gone: only what can be proved to
-// be this installation's node is removed (issue #5: "removes only what it can prove is ours"):
-// the unit that runs this installation's program, its proxy settings, the program, the node
-// state holding this installation's identity, and the Docker network named for it. The account,
-// its home, its groups and a microsandbox store cannot be told apart from ones that were there
-// before, so they are kept, and the summary says so.
-import { NODE_HOME, NODE_USER, envFilePath, stateDir, unitPath } from '../installer/context.ts';
+// Uninstall on a host whose record (the journal) is gone: only what can be proved to be this
+// installation's is taken as ours (issue #5): the unit that runs this installation's program,
+// its proxy settings and program (and the program's directories, removed only when empty), the
+// node state holding this installation's identity, and the Docker network carrying its label.
+// Each proof is its driver's probe. The account, its home, its groups and a microsandbox store
+// cannot be told apart from ones that were there before, so they are kept, and the summary
+// says so.
+import type { Journal } from '../records/journal.ts';
+import { resourceShape } from '../src/engine/desired.ts';
+import type { DriverContext } from '../src/engine/driver.ts';
+import { networkDriver } from '../src/engine/drivers/network.ts';
+import { fileDriver } from '../src/engine/drivers/file.ts';
+import { unitDriver } from '../src/engine/drivers/unit.ts';
+import { readNodeIdentity } from '../src/engine/node-state.ts';
+import { nameOf, type Resource } from '../src/engine/resources.ts';
+import { unitRunsProgram } from '../src/engine/unit-file.ts';
 import { readPasswd } from '../src/host/accounts.ts';
-import { programPath } from '../installer/program.ts';
-import { readNodeIdentity } from '../installer/wait-ready.ts';
-import type { Journal, JournalResource } from '../records/journal.ts';
 import type { Host } from '../src/host/host.ts';
+import { NODE_HOME, NODE_USER, type Layout } from '../src/layout.ts';
 
-type Proof = [key: string, kind: JournalResource['kind'], name: string];
-
-async function proofs(host: Host, id: string): Promise<Proof[]> {
-  const found: Proof[] = [];
-  const unit = (await host.readFile(unitPath(id)))?.toString('utf8');
-  if (unit?.includes(`\nExecStart=${programPath(id)} run `) === true)
-    found.push(['unit', 'unit', unitPath(id)]);
-  if ((await host.lstat(envFilePath(id))) !== undefined)
-    found.push(['proxy-settings', 'file', envFilePath(id)]);
-  if ((await host.lstat(programPath(id))) !== undefined)
-    found.push(['program', 'file', programPath(id)]);
-  const identity = await readNodeIdentity(host, id).catch(() => undefined);
-  if (identity?.installation_id === id) found.push(['state', 'directory', stateDir(id)]);
-  // Named for this installation ID; created by no one else.
-  found.push(['network', 'docker-network', `oac-node-${id}`]);
-  return found;
+async function isProvablyOurs(r: Resource, ctx: DriverContext): Promise<boolean> {
+  const { layout } = ctx;
+  switch (r.kind) {
+    case 'unit': {
+      const found = await unitDriver.probe(r, ctx);
+      return found.text !== undefined && unitRunsProgram(found.text, layout);
+    }
+    case 'service':
+      return isProvablyOurs({ ...r, kind: 'unit', path: layout.unitPath }, ctx);
+    case 'file':
+      return (await fileDriver.probe(r, ctx)).exists;
+    case 'network':
+      return (await networkDriver.probe(r, ctx)).labelled;
+    case 'directory':
+      if (r.path === layout.stateDir)
+        return (
+          (await readNodeIdentity(ctx.host, layout).catch(() => undefined))?.installation_id ===
+          layout.id
+        );
+      // The program's directories, when the program is there; removed only once empty.
+      return (
+        layout.program.startsWith(`${r.path}/`) &&
+        (await ctx.host.lstat(layout.program)) !== undefined
+      );
+    default:
+      return false;
+  }
 }
 
 /** Holds what is provably ours in the run's journal; returns the lines for what is kept. */
-export async function adoptProvable(host: Host, id: string, journal: Journal): Promise<string[]> {
-  for (const [key, kind, name] of await proofs(host, id))
-    journal.remember(key, { kind, name, ownership: 'owned', detail: { proved: true } });
+export async function provableOwnership(
+  host: Host,
+  layout: Layout,
+  journal: Journal,
+): Promise<string[]> {
+  const ctx: DriverContext = { host, layout, journal, emit: () => undefined };
+  for (const r of resourceShape(layout, { provider: undefined, group: undefined })) {
+    if (r.kind === 'node' || !(await isProvablyOurs(r, ctx))) continue;
+    journal.remember(r.key, {
+      kind: r.kind,
+      name: nameOf(r),
+      ownership: 'owned',
+      props: { proved: true },
+    });
+  }
   const account = (await readPasswd(host)).some((u) => u.name === NODE_USER);
   if (!account && (await host.lstat(NODE_HOME)) === undefined) return [];
   return [
-    `no record of installation ${id} was found, so only its provable resources were removed; the account oac-node, its home, its group memberships and any microsandbox store are kept: remove them yourself if nothing else uses them (sudo userdel -r oac-node)`,
+    `no record of installation ${layout.id} was found, so only its provable resources were removed; the account oac-node, its home, its group memberships and any microsandbox store are kept: remove them yourself if nothing else uses them (sudo userdel -r oac-node)`,
   ];
 }

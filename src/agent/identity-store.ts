@@ -9,8 +9,7 @@ import { OacError } from '../errors.ts';
 import { parseJsonWith } from '../json-file.ts';
 import { ensureDirectory, readIfExists, writeFileAtomic } from '../host/files.ts';
 import { canonicalUuid, nodeCredential, nodeIdentity, provider } from '../net/core-schemas.ts';
-
-const IDENTITY_FILE = 'identity.json';
+import { STATE_FILES } from '../layout.ts';
 
 const approved = z.object({
   provider_file_digest: z.string(),
@@ -42,7 +41,7 @@ export function isRegistered(identity: StoredIdentity): identity is RegisteredId
 }
 
 export function identityPath(stateDir: string): string {
-  return join(stateDir, IDENTITY_FILE);
+  return join(stateDir, STATE_FILES.identity);
 }
 
 export async function ensureStateDirectory(stateDir: string): Promise<void> {

@@ -5,6 +5,7 @@ import type { Emit } from '../engine/events.ts';
 import type { Step } from '../engine/step.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
 import { fetchManifest } from './node-files.ts';
+import { STATE_FILES, layout, parseInstallationId } from '../layout.ts';
 import type { PrepareRequest } from './prepare-request.ts';
 
 export interface PrepareContext {
@@ -16,12 +17,13 @@ export interface PrepareContext {
 export type PrepareStep = Step<PrepareContext, never>;
 
 export const preparePaths = (req: PrepareRequest) => ({
-  providerFile: join(req.state_dir, 'provider.json'),
-  files: join(req.state_dir, 'files'),
+  providerFile: join(req.state_dir, STATE_FILES.provider),
+  files: join(req.state_dir, STATE_FILES.files),
 });
 
+/** The Docker network of the request's installation (src/layout.ts names it). */
 export function networkName(installationId: string): string {
-  return `oac-node-${installationId}`;
+  return layout(parseInstallationId(installationId)).network;
 }
 
 /** The release manifest, read once per run from the console (DL-01). */

@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import type { Step } from '../engine/step.ts';
 import { DockerApi } from '../net/docker-api.ts';
+import { NETWORK_LABEL } from '../layout.ts';
 import { installRuntimeImage, runtimeImageFile } from './node-files.ts';
 import {
   knownManifest,
@@ -59,7 +60,7 @@ const networkStep: Step<PrepareContext, boolean> = {
   async apply({ req }) {
     const name = networkName(req.installation_id);
     await withDocker(req.docker_host, (d) =>
-      d.createNetwork(name, { 'oac-node.installation': req.installation_id }),
+      d.createNetwork(name, { [NETWORK_LABEL]: req.installation_id }),
     );
     return { outcome: 'created', detail: `network ${name}` };
   },

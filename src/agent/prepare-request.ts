@@ -3,9 +3,12 @@
 // or the environment, because it carries the enrollment token (BOOT-05, SEC-03).
 import * as z from 'zod';
 import { nodeConfiguration } from '../net/core-schemas.ts';
+import { isInstallationId } from '../layout.ts';
 
 export const prepareRequest = z.strictObject({
-  installation_id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+  installation_id: z
+    .string()
+    .refine((v): boolean => isInstallationId(v), 'not an installation ID (SEC-10)'),
   core_url: z.string().url(),
   console_url: z.string().url(),
   name: z.string().min(1).max(200),

@@ -12,6 +12,7 @@ import { CoreError } from '../net/core-errors.ts';
 import type { RegisteredIdentity } from './identity-store.ts';
 import { loadProviderFile } from './load-provider-file.ts';
 import type { ProviderFile } from './provider-file.ts';
+import { STATE_FILES } from '../layout.ts';
 
 function filesOf(file: ProviderFile): string[] {
   if (file.provider !== 'microsandbox') return [];
@@ -26,7 +27,7 @@ export async function releaseOldGenerations(
   log: (line: string) => void,
 ): Promise<void> {
   const dir = join(stateDir, 'generations');
-  const serving = await loadProviderFile(join(stateDir, 'provider.json'));
+  const serving = await loadProviderFile(join(stateDir, STATE_FILES.provider));
   const inUse = new Set(filesOf(serving));
   for (const name of await listDirectory(dir)) {
     const generation = Number(/^(\d+)\.json$/.exec(name)?.[1]);

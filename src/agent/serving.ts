@@ -19,6 +19,7 @@ import {
 } from '../host/files.ts';
 import type { RegisteredIdentity } from './identity-store.ts';
 import { parseProviderFile, providerFileDigest } from './provider-file.ts';
+import { STATE_FILES } from '../layout.ts';
 
 const servingSchema = z.object({
   generation: z.number().int().positive(),
@@ -27,8 +28,8 @@ const servingSchema = z.object({
 export type Serving = z.infer<typeof servingSchema>;
 
 const paths = (stateDir: string) => ({
-  serving: join(stateDir, 'serving.json'),
-  current: join(stateDir, 'provider.json'),
+  serving: join(stateDir, STATE_FILES.serving),
+  current: join(stateDir, STATE_FILES.provider),
   staged: join(stateDir, 'provider.next.json'),
   generations: join(stateDir, 'generations'),
 });

@@ -3,7 +3,8 @@
 import type { Action, StepResult } from './step.ts';
 
 export type EngineEvent =
-  | { type: 'step-start'; step: string; title: string }
+  /** `phase`: the group a terminal shows it under (src/engine/resources.ts). */
+  | { type: 'step-start'; step: string; title: string; phase?: string }
   | { type: 'step-plan'; step: string; action: Action }
   | { type: 'step-done'; step: string; result: StepResult }
   | { type: 'step-failed'; step: string; code: string; message: string }

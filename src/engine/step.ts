@@ -22,6 +22,8 @@ export interface Action {
   kind: ActionKind;
   /** One line naming the resource and, when something changes, what. */
   detail: string;
+  /** What differs, said of the host rather than of the fix (status prints it as drift). */
+  why?: string;
 }
 
 export interface StepResult {
@@ -47,6 +49,7 @@ export function changes(action: Action): boolean {
 export function outcomeWithoutApply(action: Action): StepResult | undefined {
   if (action.kind === 'unchanged') return { outcome: 'unchanged', detail: action.detail };
   if (action.kind === 'keep') return { outcome: 'kept', detail: action.detail };
+  if (action.kind === 'adopt') return { outcome: 'adopted', detail: action.detail };
   if (action.kind === 'skip') return { outcome: 'skipped', detail: action.detail };
   return undefined;
 }

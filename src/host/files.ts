@@ -121,6 +121,11 @@ export function readStream(path: string): Readable {
   return createReadStream(path);
 }
 
+/** Copies `from` to `to` atomically, with `mode`, whatever `to` was. */
+export async function copyFileAtomic(from: string, to: string, mode: number): Promise<void> {
+  await writeFileAtomic(to, await readFile(from), mode);
+}
+
 /** Copies `from` to `to` (atomically, with `mode`) unless `to` already has the same bytes. */
 export async function copyIfDifferent(
   from: string,

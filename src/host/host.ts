@@ -3,7 +3,7 @@
 // --root and useradd --prefix) so host tests run the real code on a scratch tree. Processes run
 // with a minimal environment: nothing of the caller's (a token, NODE_OPTIONS) leaks into them.
 import { constants } from 'node:fs';
-import { chown, lchown, open, rm } from 'node:fs/promises';
+import { chown, lchown, open, rm, rmdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { ensureDirectory, isCode, lstatIfExists, readIfExists, writeFileAtomic } from './files.ts';
@@ -97,6 +97,30 @@ export class Host {
     if (found === undefined) return false;
     await rm(this.path(hostPath), { recursive: true, force: true });
     return true;
+  }
+
+  /** Unlinks a file (or a symlink itself), never a tree: false when it was not there. */
+  async unlinkFile(hostPath: string): Promise<boolean> {
+    try {
+      await unlink(this.path(hostPath));
+      return true;
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return false;
+      throw error;
+    }
+  }
+
+  /** Removes a directory only when it is empty (never recursively: #10's `..` removed a whole
+   *  /usr/local/lib that way). */
+  async removeEmptyDirectory(hostPath: string): Promise<'removed' | 'absent' | 'not empty'> {
+    try {
+      await rmdir(this.path(hostPath));
+      return 'removed';
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return 'absent';
+      if (isCode(error, 'ENOTEMPTY') || isCode(error, 'EEXIST')) return 'not empty';
+      throw error;
+    }
   }
 
   /** Reads a file without following a symlink at its last component (SEC-02). */

@@ -86,6 +86,16 @@ export class DockerApi {
     return true;
   }
 
+  /** The network's labels, or undefined when Docker has no network of that name. */
+  async networkLabels(name: string): Promise<Record<string, string> | undefined> {
+    const { status, body } = await this.get(`/networks/${encodeURIComponent(name)}`);
+    if (status === 404) return undefined;
+    if (status !== 200)
+      throw new DockerUnavailable(`docker network inspect answered HTTP ${status}`);
+    const parsed = z.object({ Labels: z.record(z.string(), z.string()).nullish() }).safeParse(body);
+    return parsed.success ? (parsed.data.Labels ?? {}) : {};
+  }
+
   async createNetwork(name: string, labels: Record<string, string>): Promise<void> {
     let response;
     try {

@@ -54,10 +54,27 @@ export function listrView(phases: Phase[]): ListrView {
     return entry;
   };
   const known = new Set(phases.map((p) => p.id));
+  // Engine steps name their phase (a resource's group, src/engine/resources.ts); a phase is
+  // done when the next one starts, or at the end.
+  const phaseOfStep = new Map<string, string>();
   let current = phases[0]?.id;
+  const resolve = (id: string | undefined): void => {
+    if (id === undefined) return;
+    const entry = entryFor(id);
+    entry.done = true;
+    entry.resolve();
+  };
   const emit = (event: EngineEvent): void => {
-    if (event.type === 'step-start' && known.has(event.step)) current = event.step;
-    const entry = entryFor(known.has(event.step) ? event.step : (current ?? event.step));
+    if (event.type === 'step-start') {
+      const phase = event.phase ?? event.step;
+      if (known.has(phase)) {
+        phaseOfStep.set(event.step, phase);
+        if (current !== phase && current !== 'preflight') resolve(current);
+        current = phase;
+      }
+    }
+    const own = phaseOfStep.get(event.step);
+    const entry = entryFor(own ?? current ?? event.step);
     const say = (text: string) => {
       if (entry.task !== undefined) entry.task.output = redactor.redact(text);
     };
@@ -66,17 +83,13 @@ export function listrView(phases: Phase[]): ListrView {
         `${event.file}: ${(event.received / 1048576).toFixed(1)} of ${(event.total / 1048576).toFixed(1)} MiB`,
       );
     if (event.type === 'note') say(event.message);
-    if (event.type === 'step-done' && !known.has(event.step))
+    if (event.type === 'step-done' && own === undefined)
       say(`${event.result.outcome} ${event.result.detail}`);
-    if (event.type === 'step-done' && known.has(event.step)) {
-      if (entry.task !== undefined)
-        entry.task.title = redactor.redact(
-          `${event.result.outcome.padEnd(9)} ${event.result.detail}`,
-        );
-      entry.done = true;
-      entry.resolve();
-    }
-    if (event.type === 'step-failed' && known.has(event.step))
+    if (event.type === 'step-done' && own !== undefined && entry.task !== undefined)
+      entry.task.title = redactor.redact(
+        `${event.result.outcome.padEnd(9)} ${event.result.detail}`,
+      );
+    if (event.type === 'step-failed' && own !== undefined)
       entry.reject(new Error(redactor.redact(event.message)));
   };
   const finish = async (error?: unknown): Promise<void> => {

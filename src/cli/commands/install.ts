@@ -3,7 +3,6 @@ import type { Argv, CommandModule } from 'yargs';
 import { INSTALL_PHASES, install } from '../../../installer/install.ts';
 import type { EngineEvent } from '../../engine/events.ts';
 import { listrView } from '../../ui/listr-renderer.ts';
-import { unitName } from '../../../installer/context.ts';
 import { EXIT, ExitStatus, OacError, UsageError } from '../../errors.ts';
 import { hint, message } from '../../messages.ts';
 import { PROXY_VARIABLES } from '../../net/proxy-env.ts';
@@ -11,6 +10,7 @@ import { parseServiceUrl } from '../../net/url-policy.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { redactor } from '../../ui/redact.ts';
 import { readStdin } from '../stdin.ts';
+import { layout, parseInstallationId } from '../../layout.ts';
 import { runUninstall } from './uninstall.ts';
 
 interface InstallArgs {
@@ -74,10 +74,8 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
     if (TOKEN_VARIABLES.some((name) => process.env[name] !== undefined)) refuseTokenInEnvironment();
     const coreUrl = required(argv['core-url'], '--core-url');
-    const installationId = required(argv['installation-id'], '--installation-id');
+    const installationId = parseInstallationId(argv['installation-id']);
     parseServiceUrl(coreUrl, 'The Core URL');
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(installationId))
-      throw new UsageError('--installation-id must be 1 to 64 of [A-Za-z0-9._-]');
     const checkpointRoot = checkpointRootArg(argv['checkpoint-root']);
     const token = (await readStdin(64 * 1024)).trim() || undefined;
     if (token !== undefined) {
@@ -123,7 +121,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       throw error;
     });
     await view?.finish();
-    const unit = unitName(installationId);
+    const unit = layout(installationId).unitName;
     const summary = {
       type: 'summary',
       changed: result.report.changed,

@@ -3,7 +3,8 @@
 // ready; 1 with one line per problem otherwise. Root only: the record is root's (0600).
 import type { Argv, CommandModule } from 'yargs';
 import { nodeStatus, type NodeStatus } from '../../../installer/status.ts';
-import { EXIT, ExitStatus, OacError, UsageError } from '../../errors.ts';
+import { EXIT, ExitStatus, OacError } from '../../errors.ts';
+import { parseInstallationId } from '../../layout.ts';
 import { Host } from '../../host/host.ts';
 import { hint, message } from '../../messages.ts';
 
@@ -25,11 +26,9 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
         describe: 'Print JSON',
       }) as unknown as Argv<StatusArgs>,
   handler: async (argv) => {
+    const id = parseInstallationId(argv['installation-id']);
     if (process.getuid?.() !== 0)
       throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
-    const id = argv['installation-id'];
-    if (id === undefined || !/^[A-Za-z0-9._-]{1,64}$/.test(id))
-      throw new UsageError('--installation-id is required: 1 to 64 of [A-Za-z0-9._-]');
     const status = await nodeStatus(new Host(argv.root ?? '/'), id);
     if (status === undefined)
       throw new OacError('not_installed', message('not_installed', { id }), {

@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { uninstall } from '../../../uninstaller/uninstall.ts';
-import { ExitStatus, OacError, UsageError, EXIT } from '../../errors.ts';
+import { ExitStatus, OacError, EXIT } from '../../errors.ts';
+import { parseInstallationId } from '../../layout.ts';
 import { hint, message } from '../../messages.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 
@@ -13,12 +14,9 @@ interface UninstallArgs {
 }
 
 export async function runUninstall(argv: UninstallArgs): Promise<void> {
+  const installationId = parseInstallationId(argv['installation-id']);
   if (process.getuid?.() !== 0)
     throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
-  const installationId = argv['installation-id'];
-  if (installationId === undefined || !/^[A-Za-z0-9._-]{1,64}$/.test(installationId)) {
-    throw new UsageError('--installation-id is required: 1 to 64 of [A-Za-z0-9._-]');
-  }
   const write = (text: string) => process.stdout.write(text);
   const emit = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
   const { report, kept } = await uninstall(

@@ -1,42 +1,31 @@
 // The node's systemd unit (HOST-03): root-owned, User=oac-node, restarts every 5 s while Core is
 // unreachable, stops for good on 78, proxy settings only through the root-only env file
-// (HOST-06), and the sandboxing the node can live with.
-import { NODE_HOME, NODE_USER, envFilePath, stateDir } from './context.ts';
-import { programPath } from './program.ts';
-import { PROXY_VARIABLES } from '../src/net/proxy-env.ts';
+// (HOST-06), and the sandboxing the node can live with. Pure: part of the desired state.
+import { NODE_HOME, NODE_USER, type Layout } from '../layout.ts';
+import { PROXY_VARIABLES } from '../net/proxy-env.ts';
 
 export interface UnitInput {
-  installationId: string;
+  layout: Layout;
   coreUrl: string;
   provider: 'docker' | 'microsandbox';
   /** microsandbox's shared checkpoint store (HOST-11): the service must be able to write it. */
   checkpointRoot?: string;
 }
 
-export function providerFilePath(installationId: string): string {
-  return `${stateDir(installationId)}/provider.json`;
-}
-
-export function renderUnit({
-  installationId,
-  coreUrl,
-  provider,
-  checkpointRoot,
-}: UnitInput): string {
-  const state = stateDir(installationId);
+export function renderUnit({ layout, coreUrl, provider, checkpointRoot }: UnitInput): string {
   // systemd turns `$$` into `$` and expands `%` specifiers: none of these values may hold them
-  // (installation IDs are [A-Za-z0-9._-], paths are ours).
+  // (installation IDs are parsed by src/layout.ts, --checkpoint-root by the CLI, paths are ours).
   return [
     '[Unit]',
-    `Description=oac-node: sandbox node of Core ${coreUrl} (installation ${installationId})`,
+    `Description=oac-node: sandbox node of Core ${coreUrl} (installation ${layout.id})`,
     'After=network-online.target' + (provider === 'docker' ? ' docker.service' : ''),
     'Wants=network-online.target',
     '',
     '[Service]',
     'Type=simple',
     `User=${NODE_USER}`,
-    `EnvironmentFile=-${envFilePath(installationId)}`,
-    `ExecStart=${programPath(installationId)} run --config ${providerFilePath(installationId)} --state-dir ${state}`,
+    `EnvironmentFile=-${layout.envFile}`,
+    `ExecStart=${layout.program} run --config ${layout.providerFile} --state-dir ${layout.stateDir}`,
     'Restart=on-failure',
     'RestartSec=5',
     // 78: Core no longer accepts the node (removed, or retired by a reset): never restart.
@@ -60,6 +49,12 @@ export function renderUnit({
   ].join('\n');
 }
 
+/** Whether a unit file runs this installation's program: the proof, without a record, that
+ *  the unit is ours (uninstall of a host whose journal is gone). */
+export function unitRunsProgram(text: string, layout: Layout): boolean {
+  return text.includes(`\nExecStart=${layout.program} run `);
+}
+
 /** The env file: the six proxy variables of the latest run, nothing else (HOST-06). */
 export function renderEnvFile(proxyEnv: Record<string, string>): string | undefined {
   const lines = PROXY_VARIABLES.filter((n) => proxyEnv[n] !== undefined).map(
@@ -68,8 +63,8 @@ export function renderEnvFile(proxyEnv: Record<string, string>): string | undefi
   return lines.length === 0 ? undefined : `${lines.join('\n')}\n`;
 }
 
-// systemd's EnvironmentFile: double quotes, with backslash escapes for `"`, `\` and `$`? It
-// takes the value literally inside double quotes except for backslash escapes.
+// systemd's EnvironmentFile takes a double-quoted value literally except for backslash
+// escapes, so `"` and `\` are escaped and nothing else.
 function quoteEnvValue(value: string): string {
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }

@@ -1,0 +1,218 @@
+// The desired state of one installation (DECL-01): a pure function from the inputs (Core's
+// configuration: the provider; the options: Core's address, proxy settings, checkpoint store;
+// the executable being installed) to the ordered list of resources. `resourceShape` is the same
+// list without the properties only an install knows (content and digests): status and uninstall
+// start from it and fill in what the journal recorded, so no command re-derives intent.
+import { createHash } from 'node:crypto';
+import {
+  DOCKER_SOCKET,
+  NODE_DIRS,
+  NODE_HOME,
+  NODE_UID,
+  NODE_USER,
+  NETWORK_LABEL,
+  NOLOGIN,
+  PROGRAM_ROOT,
+  type Layout,
+} from '../layout.ts';
+import type { Resource, ServiceResource } from './resources.ts';
+import { renderEnvFile, renderUnit } from './unit-file.ts';
+
+export type Provider = 'docker' | 'microsandbox';
+
+export interface Shape {
+  /** Undefined when not known (uninstall without a record): both providers' resources. */
+  provider: Provider | undefined;
+  /** The provider group the node joined (docker or kvm); undefined: not known. */
+  group: string | undefined;
+}
+
+export interface DesiredInputs {
+  layout: Layout;
+  provider: Provider;
+  group: string;
+  /** Core's origin, as the node enrolls with it. */
+  coreUrl: string;
+  checkpointRoot?: string;
+  /** The six proxy variables of this run (HOST-06). */
+  proxyEnv: Record<string, string>;
+  /** The executable to install as the node program, and its SHA-256. */
+  program: { source: string; sha256: string };
+}
+
+export const KEYS = {
+  account: `account:${NODE_USER}`,
+  membership: (group: string) => `group-membership:${group}`,
+  home: 'directory:home',
+  programRoot: 'directory:program-root',
+  programDir: 'directory:program',
+  program: 'program',
+  nodeDirs: ['directory:.oac', 'directory:.oac/nodes'] as const,
+  state: 'state',
+  network: 'network',
+  store: 'store',
+  node: 'node',
+  envFile: 'proxy-settings',
+  unit: 'unit',
+  service: 'service',
+} as const;
+
+/** Every resource of an installation, in the order install applies them (uninstall reverses
+ *  it), with identities and no content. */
+export function resourceShape(layout: Layout, shape: Shape): Resource[] {
+  const groups = shape.group !== undefined ? [shape.group] : ['docker', 'kvm'];
+  const docker = shape.provider !== 'microsandbox';
+  const microsandbox = shape.provider !== 'docker';
+  const list: Resource[] = [
+    {
+      kind: 'account',
+      key: KEYS.account,
+      phase: 'account',
+      title: `Service account ${NODE_USER}`,
+      name: NODE_USER,
+      uid: NODE_UID,
+      home: NODE_HOME,
+      shell: NOLOGIN,
+    },
+    ...groups.map((group): Resource => ({
+      kind: 'membership',
+      key: KEYS.membership(group),
+      phase: 'group',
+      title: 'Provider group',
+      user: NODE_USER,
+      group,
+    })),
+    rootDir(KEYS.home, 'home', `Home ${NODE_HOME}`, NODE_HOME, 0o750, true, 'tree'),
+    rootDir(KEYS.programRoot, 'program', 'Program directory', PROGRAM_ROOT, 0o755, false, 'empty'),
+    rootDir(
+      KEYS.programDir,
+      'program',
+      'Program directory',
+      layout.programDir,
+      0o755,
+      false,
+      'empty',
+    ),
+    {
+      kind: 'file',
+      key: KEYS.program,
+      phase: 'program',
+      title: 'Node program',
+      path: layout.program,
+      mode: 0o755,
+    },
+    nodeDir(KEYS.nodeDirs[0], 'Node directories', NODE_DIRS[0], 'empty'),
+    nodeDir(KEYS.nodeDirs[1], 'Node directories', NODE_DIRS[1], 'empty'),
+    nodeDir(KEYS.state, 'Node state directory', layout.stateDir, 'tree'),
+  ];
+  if (docker)
+    list.push({
+      kind: 'network',
+      key: KEYS.network,
+      phase: 'prepare',
+      title: 'Docker network',
+      name: layout.network,
+      socket: DOCKER_SOCKET,
+      label: { key: NETWORK_LABEL, value: layout.id },
+    });
+  if (microsandbox) list.push(nodeDir(KEYS.store, 'microsandbox store', layout.store, 'tree'));
+  list.push(
+    {
+      kind: 'node',
+      key: KEYS.node,
+      phase: 'prepare',
+      title: 'Node files, Runtime image, network and registration (as oac-node)',
+    },
+    {
+      kind: 'file',
+      key: KEYS.envFile,
+      phase: 'proxy-settings',
+      title: 'Proxy settings',
+      path: layout.envFile,
+      mode: 0o600,
+    },
+    {
+      kind: 'unit',
+      key: KEYS.unit,
+      phase: 'unit',
+      title: 'Service unit',
+      unit: layout.unitName,
+      path: layout.unitPath,
+    },
+    {
+      kind: 'service',
+      key: KEYS.service,
+      phase: 'service',
+      title: 'Start the node service',
+      unit: layout.unitName,
+      reads: [...groups.map(KEYS.membership), KEYS.program, KEYS.envFile, KEYS.unit],
+    },
+  );
+  return list;
+}
+
+/** What an install wants: the shape with every property filled in. */
+export function desired(inputs: DesiredInputs): Resource[] {
+  const { layout } = inputs;
+  const unit = renderUnit({
+    layout,
+    coreUrl: inputs.coreUrl,
+    provider: inputs.provider,
+    checkpointRoot: inputs.checkpointRoot,
+  });
+  const env = renderEnvFile(inputs.proxyEnv);
+  const digests = {
+    unit: sha256(unit),
+    env: env === undefined ? null : sha256(env),
+    program: inputs.program.sha256,
+  };
+  return resourceShape(layout, { provider: inputs.provider, group: inputs.group }).map((r) => {
+    if (r.key === KEYS.program && r.kind === 'file')
+      return { ...r, sha256: digests.program, copyFrom: inputs.program.source };
+    if (r.key === KEYS.envFile && r.kind === 'file')
+      return { ...r, sha256: digests.env, ...(env === undefined ? {} : { content: env }) };
+    if (r.kind === 'unit') return { ...r, sha256: digests.unit, content: unit };
+    if (r.kind === 'service') return { ...r, inputs: serviceInputs(r, digests, inputs.group) };
+    return r;
+  });
+}
+
+/** DECL-03: one digest of what the service reads when it starts: its unit, its env file, its
+ *  program and its account's provider group. A different digest means a restart. */
+function serviceInputs(
+  service: ServiceResource,
+  digests: { unit: string; env: string | null; program: string },
+  group: string,
+): string {
+  return sha256(JSON.stringify({ service: service.unit, ...digests, groups: [group] }));
+}
+
+function rootDir(
+  key: string,
+  phase: 'home' | 'program',
+  title: string,
+  path: string,
+  mode: number,
+  ownedByNode: boolean,
+  removal: 'tree' | 'empty',
+): Resource {
+  return { kind: 'directory', key, phase, title, path, mode, madeBy: 'root', ownedByNode, removal };
+}
+
+function nodeDir(key: string, title: string, path: string, removal: 'tree' | 'empty'): Resource {
+  return {
+    kind: 'directory',
+    key,
+    phase: 'prepare',
+    title,
+    path,
+    mode: 0o700,
+    madeBy: 'node',
+    ownedByNode: true,
+    removal,
+  };
+}
+
+export function sha256(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,74 @@
+// Directories: the home and the program directories, made by root with their final owner and
+// mode from the start (SEC-02); the node's own directories (.oac, .oac/nodes, its state, the
+// microsandbox store), made by the node half (HOST-08) and only checked here. Removal never
+// recurses as root: a tree the node can write is emptied as oac-node, and every directory
+// itself goes only once empty.
+import { OacError } from '../../errors.ts';
+import { readPasswd } from '../../host/accounts.ts';
+import { NODE_USER } from '../../layout.ts';
+import type { Driver, DriverContext } from '../driver.ts';
+import type { DirectoryResource } from '../resources.ts';
+import type { StepResult } from '../step.ts';
+import { mustRunAsNode, runAsNode } from './as-node.ts';
+
+export interface DirectoryActual {
+  exists: boolean;
+  isDirectory: boolean;
+}
+
+export const directoryDriver: Driver<'directory', DirectoryActual> = {
+  async probe(r, { host }) {
+    const found = await host.lstat(r.path);
+    return { exists: found !== undefined, isDirectory: found?.isDirectory() ?? false };
+  },
+  exists: (a) => a.exists,
+  diff(r, a) {
+    if (!a.exists)
+      return {
+        kind: 'create',
+        detail: `create ${r.path} (${octal(r.mode)}${r.ownedByNode ? `, owner ${NODE_USER}` : ''})`,
+        why: `${r.path} is gone`,
+      };
+    if (!a.isDirectory)
+      throw new OacError(
+        'not_a_directory',
+        `${r.path} exists and is not a directory (a link or a file); move it aside and run the command again`,
+      );
+    return { kind: 'unchanged', detail: r.path };
+  },
+  async apply(r, _action, _actual, { host }) {
+    const owner = r.ownedByNode ? await nodeIds(host) : undefined;
+    await host.ensureDirectory(r.path, r.mode, owner);
+    return { outcome: 'created', detail: r.path };
+  },
+  remove: (r, _actual, ctx) => (r.removal === 'tree' ? removeTree(r, ctx) : removeIfEmpty(r, ctx)),
+};
+
+/** Emptied as the node account (its files are its own), then the directory itself. */
+async function removeTree(r: DirectoryResource, { host }: DriverContext): Promise<StepResult> {
+  await mustRunAsNode(host, ['find', host.path(r.path), '-mindepth', '1', '-delete']);
+  return removeIfEmpty(r, { host } as DriverContext);
+}
+
+async function removeIfEmpty(r: DirectoryResource, { host }: DriverContext): Promise<StepResult> {
+  if (r.madeBy === 'node') {
+    // rmdir as the node account: it refuses a directory that still holds anything.
+    const done = await runAsNode(host, ['rmdir', '--', host.path(r.path)]);
+    if (done.ok || (await host.lstat(r.path)) === undefined)
+      return { outcome: 'removed', detail: r.path };
+    return { outcome: 'kept', detail: `${r.path} (not empty)` };
+  }
+  const result = await host.removeEmptyDirectory(r.path);
+  if (result === 'not empty') return { outcome: 'kept', detail: `${r.path} (not empty)` };
+  return { outcome: 'removed', detail: r.path };
+}
+
+async function nodeIds(host: DriverContext['host']): Promise<{ uid: number; gid: number }> {
+  const user = (await readPasswd(host)).find((u) => u.name === NODE_USER);
+  if (user === undefined) throw new Error(`the account ${NODE_USER} is made before its home`);
+  return { uid: user.uid, gid: user.gid };
+}
+
+function octal(mode: number): string {
+  return `0${mode.toString(8)}`;
+}

@@ -1,0 +1,63 @@
+// Root's files: the node program (root-owned, so the node cannot replace what its service runs)
+// and the proxy env file (0600, HOST-06), both in root-only directories. Compared by SHA-256,
+// owner and mode; written atomically with their final mode (SEC-02).
+import { copyFileAtomic, sha256FileIfExists } from '../../host/files.ts';
+import type { Driver } from '../driver.ts';
+
+export interface FileActual {
+  exists: boolean;
+  sha256?: string;
+  mode?: number;
+  uid?: number;
+  regular?: boolean;
+}
+
+export const fileDriver: Driver<'file', FileActual> = {
+  async probe(r, { host }) {
+    const found = await host.lstat(r.path);
+    if (found === undefined) return { exists: false };
+    const regular = found.isFile();
+    const sha256 = regular ? await sha256FileIfExists(host.path(r.path)) : undefined;
+    return { exists: true, regular, sha256, mode: found.mode & 0o7777, uid: found.uid };
+  },
+  exists: (a) => a.exists,
+  diff(r, a) {
+    if (r.sha256 === null)
+      return a.exists
+        ? { kind: 'remove', detail: `remove ${r.path} (this run has none)` }
+        : { kind: 'skip', detail: `no ${r.path}` };
+    if (!a.exists) return { kind: 'create', detail: `write ${r.path}`, why: `${r.path} is gone` };
+    if (a.regular !== true)
+      return { kind: 'replace', detail: `replace ${r.path}`, why: 'it is not a regular file' };
+    if (r.sha256 !== undefined && a.sha256 !== r.sha256)
+      return {
+        kind: 'replace',
+        detail: `replace ${r.path} (its content differs)`,
+        why: `its SHA-256 is ${a.sha256 ?? 'unknown'}, not the installed ${r.sha256}`,
+      };
+    if (a.uid !== 0 || a.mode !== r.mode)
+      return {
+        kind: 'update',
+        detail: `set ${r.path} to root, 0${r.mode.toString(8)}`,
+        why: `owner or mode changed (root, 0${r.mode.toString(8)} expected)`,
+      };
+    return { kind: 'unchanged', detail: r.path };
+  },
+  async apply(r, action, _actual, { host }) {
+    if (action.kind === 'remove') {
+      await host.unlinkFile(r.path);
+      return { outcome: 'removed', detail: r.path };
+    }
+    // Atomic: a temp file renamed over whatever is there (a link is replaced, not followed).
+    if (r.copyFrom !== undefined) await copyFileAtomic(r.copyFrom, host.path(r.path), r.mode);
+    else if (r.content !== undefined) await host.writeFile(r.path, r.content, r.mode);
+    else throw new Error(`${r.path}: nothing to write`);
+    const outcome =
+      action.kind === 'create' ? 'created' : action.kind === 'update' ? 'updated' : 'replaced';
+    return { outcome, detail: r.path };
+  },
+  async remove(r, _actual, { host }) {
+    await host.unlinkFile(r.path);
+    return { outcome: 'removed', detail: r.path };
+  },
+};

@@ -1,0 +1,54 @@
+// The node's Docker network `oac-node-<id>` (HOST-07), created by the node half with a label
+// naming the installation (HOST-08). Root only checks and removes it. A network of that name
+// that was there before the install is found, not created: the journal records it adopted and
+// uninstall leaves it (DECL-02).
+import { DockerApi } from '../../net/docker-api.ts';
+import type { Driver } from '../driver.ts';
+
+export interface NetworkActual {
+  exists: boolean;
+  /** Docker answered; false: nothing is known about the network. */
+  reachable: boolean;
+  /** It carries this installation's label (the proof, without a record, that it is ours). */
+  labelled: boolean;
+}
+
+export const networkDriver: Driver<'network', NetworkActual> = {
+  async probe(r, { host }) {
+    const docker = new DockerApi(`unix://${host.path(r.socket)}`);
+    try {
+      const labels = await docker.networkLabels(r.name);
+      return {
+        exists: labels !== undefined,
+        reachable: true,
+        labelled: labels?.[r.label.key] === r.label.value,
+      };
+    } catch {
+      return { exists: false, reachable: false, labelled: false };
+    } finally {
+      await docker.close();
+    }
+  },
+  exists: (a) => a.exists,
+  diff(r, a) {
+    if (!a.reachable)
+      return {
+        kind: 'skip',
+        detail: `network ${r.name} (Docker does not answer)`,
+        why: 'Docker does not answer, so the network cannot be checked',
+      };
+    return a.exists
+      ? { kind: 'unchanged', detail: `network ${r.name}` }
+      : { kind: 'create', detail: `create network ${r.name}`, why: 'the network is gone' };
+  },
+  async remove(r, a, { host }) {
+    if (!a.reachable) throw new Error(`Docker does not answer: the network ${r.name} stays`);
+    const docker = new DockerApi(`unix://${host.path(r.socket)}`);
+    try {
+      await docker.removeNetwork(r.name);
+    } finally {
+      await docker.close();
+    }
+    return { outcome: 'removed', detail: `network ${r.name}` };
+  },
+};

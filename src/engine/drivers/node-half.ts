@@ -1,0 +1,126 @@
+// HOST-08: everything but the account, the group, the program and the unit runs as oac-node,
+// in its own session without a terminal: `oac-node _prepare` started with setpriv (the node's
+// UID, its group and the provider group), its request (token included) on stdin. Its probe is
+// the same child in dry-run mode, so the plan (and a rerun's "unchanged") reflects each of the
+// child's own steps. What of its work can be removed (state, network, store) is listed as
+// resources of their own; this one is never recorded and never removed.
+import { isSea } from 'node:sea';
+import type { PrepareRequest } from '../../agent/prepare-request.ts';
+import { OacError } from '../../errors.ts';
+import { readPasswd } from '../../host/accounts.ts';
+import { selfCommand } from '../../host/self.ts';
+import { DOCKER_SOCKET, NODE_HOME, NODE_UID, NODE_USER } from '../../layout.ts';
+import type { NodeConfiguration } from '../../net/core-schemas.ts';
+import type { Driver, DriverContext } from '../driver.ts';
+import type { EngineEvent } from '../events.ts';
+import { changes, type Action } from '../step.ts';
+
+export interface NodeHalfInputs {
+  coreUrl: string;
+  name: string;
+  token: string | undefined;
+  configuration: NodeConfiguration;
+  providerGroup: { name: string; gid: number };
+  checkpointRoot?: string;
+  proxyEnv: Record<string, string>;
+}
+
+export interface NodeHalfActual {
+  /** The child's plans; undefined before the program is installed (a dry run on a new host). */
+  planned: Action[] | undefined;
+}
+
+export const nodeHalfDriver: Driver<'node', NodeHalfActual> = {
+  async probe(_r, ctx) {
+    // Before the program is installed there is nothing of the node yet to ask about, and no
+    // copy oac-node may run: everything would be created.
+    if (isSea() && (await ctx.host.lstat(ctx.layout.program)) === undefined)
+      return { planned: undefined };
+    const events = await runChild(ctx, true, () => undefined);
+    return { planned: events.flatMap((e) => (e.type === 'step-plan' ? [e.action] : [])) };
+  },
+  exists: () => true,
+  diff(_r, { planned }) {
+    if (planned === undefined)
+      return {
+        kind: 'create',
+        detail: 'node state, files, Runtime image, network and registration (as oac-node)',
+      };
+    const changing = planned.filter(changes);
+    if (changing.length === 0)
+      return { kind: 'unchanged', detail: 'node state, program, image, network and registration' };
+    return { kind: 'update', detail: changing.map((a) => `${a.kind} ${a.detail}`).join('; ') };
+  },
+  async apply(_r, _action, _actual, ctx) {
+    await runChild(ctx, false, ctx.emit);
+    return { outcome: 'updated', detail: 'node prepared as oac-node' };
+  },
+  remove: () => Promise.resolve({ outcome: 'skipped', detail: 'the node half' }),
+};
+
+async function runChild(
+  ctx: DriverContext,
+  dryRun: boolean,
+  emit: (e: EngineEvent) => void,
+): Promise<EngineEvent[]> {
+  const { host, layout, node } = ctx;
+  if (node === undefined) throw new Error('the node half runs only in an install');
+  // Before the account exists (a dry run on a new host) its IDs are still the ones it will get.
+  const user = (await readPasswd(host)).find((u) => u.name === NODE_USER);
+  const ids = user ?? { uid: NODE_UID, gid: NODE_UID };
+  const request: PrepareRequest = {
+    installation_id: layout.id,
+    core_url: node.coreUrl,
+    console_url: node.coreUrl,
+    name: node.name,
+    token: dryRun ? null : (node.token ?? null),
+    configuration: node.configuration,
+    state_dir: host.path(layout.stateDir),
+    store_dir: host.path(layout.store),
+    checkpoint_root: node.checkpointRoot === undefined ? null : host.path(node.checkpointRoot),
+    docker_host: `unix://${host.path(DOCKER_SOCKET)}`,
+    proxy_env: node.proxyEnv,
+    dry_run: dryRun,
+  };
+  // The installed program (readable by oac-node), not root's private copy; tsx in development.
+  const self = isSea()
+    ? { command: host.path(layout.program), args: ['_prepare'] }
+    : selfCommand(['_prepare']);
+  const setpriv = ['--reuid', String(ids.uid), '--regid', String(ids.gid)];
+  setpriv.push('--groups', String(node.providerGroup.gid), '--', self.command, ...self.args);
+  const result = await host.run('setpriv', setpriv, {
+    input: `${JSON.stringify(request)}\n`,
+    env: { ...node.proxyEnv, HOME: host.path(NODE_HOME) },
+    newSession: true,
+    timeoutMs: 60 * 60_000,
+  });
+  const events = parseEvents(result.stdout);
+  events.forEach(emit);
+  const failed = events.find((e) => e.type === 'step-failed');
+  if (failed?.type === 'step-failed') throw new OacError(failed.code, failed.message);
+  if (result.exitCode !== 0)
+    throw new OacError(
+      'prepare_failed',
+      `Preparing the node as oac-node failed: ${firstLines(result.stderr)}`,
+    );
+  return events;
+}
+
+function parseEvents(stdout: string): EngineEvent[] {
+  return stdout.split('\n').flatMap((line) => {
+    try {
+      return line.trim() === '' ? [] : [JSON.parse(line) as EngineEvent];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The child's own words: its first lines (an internal error's message comes before its stack). */
+function firstLines(text: string): string {
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !/^\s+at /.test(l));
+  return lines.slice(0, 3).join(' / ') || 'no output';
+}

@@ -1,0 +1,141 @@
+// Reconcile: the one loop of install and rerun (DESIGN.md "Shape"). For each desired resource in
+// order: probe, diff, and (unless this is a dry run) apply, then record in the journal what
+// happened. Ownership comes from what happened (DECL-02): intent is written just before a
+// creation; a resource this run (or a killed run of this installation) created is `owned`, one
+// that was there before is `adopted`. Resources the node half makes are intended before it runs
+// and recorded after, from what is then on the host. A signal stops at a resource boundary and
+// the next run continues (RERUN-04).
+import { OacError } from '../errors.ts';
+import type { DriverContext } from './driver.ts';
+import { driverOf } from './drivers/index.ts';
+import type { Emit } from './events.ts';
+import {
+  nameOf,
+  recordedProps,
+  type DirectoryResource,
+  type NetworkResource,
+  type Resource,
+} from './resources.ts';
+import { changes, outcomeWithoutApply, type Action, type StepResult } from './step.ts';
+import type { Ownership } from '../../records/journal.ts';
+import type { RunReport, StepReport } from './runner.ts';
+
+export interface ReconcileOptions {
+  dryRun: boolean;
+  emit: Emit;
+  signal?: AbortSignal;
+}
+
+/** Made by the node half (HOST-08): root intends them, the child creates them. */
+function madeByNode(r: Resource): r is NetworkResource | DirectoryResource {
+  return r.kind === 'network' || (r.kind === 'directory' && r.madeBy === 'node');
+}
+
+export async function reconcile(
+  resources: Resource[],
+  ctx: DriverContext,
+  options: ReconcileOptions,
+): Promise<RunReport> {
+  const planned = new Map<string, Action>();
+  const reports: StepReport[] = [];
+  const awaitingNode: Resource[] = [];
+  for (const r of resources) {
+    stopIfAborted(options.signal);
+    await step(r, options.emit, async () => {
+      const driver = driverOf(r.kind);
+      const actual = await driver.probe(r, ctx);
+      const exists = driver.exists(actual);
+      const recorded = ctx.journal.get(r.key)?.ownership;
+      let action = driver.diff(r, actual, planned);
+      // Found, and no run of ours announced it: the host had it before us.
+      if (action.kind === 'unchanged' && exists && recorded === undefined && r.kind !== 'node')
+        action = { ...action, kind: 'adopt', detail: `adopt existing ${action.detail}` };
+      planned.set(r.key, action);
+      options.emit({ type: 'step-plan', step: r.key, action });
+      const report: StepReport = { step: r.key, action };
+      reports.push(report);
+      if (options.dryRun) return undefined;
+      if (action.kind === 'create' && madeByNode(r)) {
+        await ctx.journal.intend(r.key, r.kind, nameOf(r));
+        awaitingNode.push(r);
+        return undefined;
+      }
+      if (action.kind === 'create' && r.kind !== 'node')
+        await ctx.journal.intend(r.key, r.kind, nameOf(r));
+      const result =
+        outcomeWithoutApply(action) ?? (await applyWith(driver.apply, r, action, actual, ctx));
+      if (r.kind === 'node') await recordNodeMade(awaitingNode.splice(0), ctx, options.emit);
+      else if (result.outcome === 'removed') await ctx.journal.forget(r.key);
+      else if (action.kind !== 'skip') await record(r, ownershipAfter(recorded, exists), ctx);
+      report.result = result;
+      return result;
+    });
+  }
+  return { steps: reports, changed: reports.some((r) => changes(r.action)) };
+}
+
+/** Runs one resource between its step-start and its step-done or step-failed events. */
+export async function step(
+  r: Resource,
+  emit: Emit,
+  body: () => Promise<StepResult | undefined>,
+): Promise<void> {
+  emit({ type: 'step-start', step: r.key, title: r.title, phase: r.phase });
+  try {
+    const result = await body();
+    if (result !== undefined) emit({ type: 'step-done', step: r.key, result });
+  } catch (error) {
+    const code = error instanceof OacError ? error.code : 'internal';
+    const message = error instanceof Error ? error.message : String(error);
+    emit({ type: 'step-failed', step: r.key, code, message });
+    throw error;
+  }
+}
+
+export function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw new OacError('interrupted', 'Interrupted; run the command again to continue');
+}
+
+async function applyWith(
+  apply: ((...args: never[]) => Promise<StepResult>) | undefined,
+  r: Resource,
+  action: Action,
+  actual: unknown,
+  ctx: DriverContext,
+): Promise<StepResult> {
+  if (apply === undefined) throw new Error(`${r.key} is made by the node half`);
+  return (apply as (...args: unknown[]) => Promise<StepResult>)(r, action, actual, ctx);
+}
+
+/** Recorded: `owned` when a run of this installation announced it (intended) or made it now
+ *  (it was absent at the probe), `adopted` when it was there before any of our runs. */
+function ownershipAfter(recorded: Ownership | undefined, existedBefore: boolean): Ownership {
+  if (recorded === 'owned' || recorded === 'adopted') return recorded;
+  if (recorded === 'intended') return 'owned';
+  return existedBefore ? 'adopted' : 'owned';
+}
+
+async function record(r: Resource, ownership: Ownership, ctx: DriverContext): Promise<void> {
+  if (r.kind === 'node') return;
+  await ctx.journal.record(r.key, {
+    kind: r.kind,
+    name: nameOf(r),
+    ownership,
+    props: recordedProps(r),
+  });
+}
+
+/** After the node half ran: what it was to make and now exists is ours; what it did not make
+ *  is not recorded. */
+async function recordNodeMade(made: Resource[], ctx: DriverContext, emit: Emit): Promise<void> {
+  for (const r of made) {
+    const driver = driverOf(r.kind);
+    if (!driver.exists(await driver.probe(r, ctx))) {
+      await ctx.journal.forget(r.key);
+      continue;
+    }
+    await record(r, 'owned', ctx);
+    emit({ type: 'step-done', step: r.key, result: { outcome: 'created', detail: nameOf(r) } });
+  }
+}

@@ -1,0 +1,31 @@
+// The desired state a journal recorded (DECL-01): the installation's resource shape for the
+// recorded inputs, limited to the resources the journal lists, with the properties it kept
+// (digests, modes). Status diffs these against the host; uninstall removes them.
+import type { JournalData } from '../../records/journal.ts';
+import type { Layout } from '../layout.ts';
+import { resourceShape } from './desired.ts';
+import type { Resource } from './resources.ts';
+
+export function recordedResources(layout: Layout, journal: JournalData): Resource[] {
+  const shape = resourceShape(layout, {
+    provider: journal.inputs.provider ?? undefined,
+    group: journal.inputs.group ?? undefined,
+  });
+  return shape.flatMap((r): Resource[] => {
+    const entry = journal.resources[r.key];
+    if (entry === undefined) return [];
+    const props = entry.props;
+    const text = (key: string) => (typeof props[key] === 'string' ? props[key] : undefined);
+    if (r.kind === 'file')
+      return [
+        {
+          ...r,
+          sha256: text('sha256'),
+          mode: typeof props.mode === 'number' ? props.mode : r.mode,
+        },
+      ];
+    if (r.kind === 'unit') return [{ ...r, sha256: text('sha256') }];
+    if (r.kind === 'service') return [{ ...r, inputs: text('inputs') }];
+    return [r];
+  });
+}

@@ -1,0 +1,61 @@
+// Uninstall is reconcile with nothing wanted (DESIGN.md "Shape"): the installation's resources
+// in reverse order, each removed by its driver only when the journal says a run of this
+// installation created it (`owned`, or `intended`: a run stopped around its creation). What was
+// adopted is kept, and so is what the caller says must stay (another installation still uses
+// it; the microsandbox store without Core's confirmation), each with its reason (UNI-02…06).
+import type { DriverContext } from './driver.ts';
+import { driverOf } from './drivers/index.ts';
+import { step, stopIfAborted, type ReconcileOptions } from './reconcile.ts';
+import { nameOf, type Resource } from './resources.ts';
+import type { RunReport, StepReport } from './runner.ts';
+import { changes, outcomeWithoutApply, type Action } from './step.ts';
+
+export interface RemoveOptions extends ReconcileOptions {
+  /** Why a resource of ours stays this run, or undefined when it may go. */
+  keepReason: (r: Resource) => string | undefined;
+}
+
+export async function removeAll(
+  resources: Resource[],
+  ctx: DriverContext,
+  options: RemoveOptions,
+): Promise<RunReport> {
+  const reports: StepReport[] = [];
+  for (const r of [...resources].reverse()) {
+    if (r.kind === 'node') continue; // its removable parts are resources of their own
+    stopIfAborted(options.signal);
+    await step(r, options.emit, async () => {
+      const driver = driverOf(r.kind);
+      const recorded = ctx.journal.get(r.key)?.ownership;
+      const actual = recorded === undefined ? undefined : await driver.probe(r, ctx);
+      const action = decide(r, recorded, actual !== undefined && driver.exists(actual), options);
+      options.emit({ type: 'step-plan', step: r.key, action });
+      const report: StepReport = { step: r.key, action };
+      reports.push(report);
+      if (options.dryRun) return undefined;
+      const result = outcomeWithoutApply(action) ?? (await driver.remove(r, actual, ctx));
+      if (result.outcome === 'removed' || (action.kind === 'skip' && recorded !== undefined))
+        await ctx.journal.forget(r.key);
+      report.result = result;
+      return result;
+    });
+  }
+  return { steps: reports, changed: reports.some((r) => changes(r.action)) };
+}
+
+function decide(
+  r: Resource,
+  recorded: string | undefined,
+  exists: boolean,
+  options: RemoveOptions,
+): Action {
+  const name = nameOf(r);
+  if (recorded === undefined)
+    return { kind: 'skip', detail: `${name}: not made by this installation` };
+  if (recorded === 'adopted')
+    return { kind: 'keep', detail: `${name} (adopted: it was there before the installer)` };
+  if (!exists) return { kind: 'skip', detail: `${name} absent` };
+  const reason = options.keepReason(r);
+  if (reason !== undefined) return { kind: 'keep', detail: `${name} (${reason})` };
+  return { kind: 'remove', detail: `remove ${name}` };
+}

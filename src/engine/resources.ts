@@ -1,0 +1,134 @@
+// Intended state as a value (DECL-01): what an installation wants on a host is a list of
+// resources, each with its kind, its identity (key, path or name, all from src/layout.ts) and
+// the properties it should have. The same list drives install and rerun (reconcile), --dry-run
+// (its diffs), status (the recorded properties against the host) and uninstall (nothing
+// wanted, limited to what the journal owns, in reverse order).
+
+/** The listr phase a resource shows under on a terminal (installer/install.ts). */
+export type Phase =
+  'account' | 'group' | 'home' | 'program' | 'prepare' | 'proxy-settings' | 'unit' | 'service';
+
+interface Base {
+  /** Stable: the journal's key for this resource. */
+  key: string;
+  title: string;
+  phase: Phase;
+}
+
+export interface AccountResource extends Base {
+  kind: 'account';
+  name: string;
+  uid: number;
+  home: string;
+  shell: string;
+}
+
+export interface MembershipResource extends Base {
+  kind: 'membership';
+  user: string;
+  group: string;
+}
+
+export interface DirectoryResource extends Base {
+  kind: 'directory';
+  path: string;
+  mode: number;
+  /** Who makes it: root (the home, the program directories) or the node half (HOST-08). */
+  madeBy: 'root' | 'node';
+  /** The node account owns it (its home); root otherwise. Node-made ones are the node's. */
+  ownedByNode: boolean;
+  /** How uninstall removes it: `tree` empties it as oac-node first (it is the node's to
+   *  write); `empty` only when nothing else is left in it (it may hold others' things). */
+  removal: 'tree' | 'empty';
+}
+
+export interface FileResource extends Base {
+  kind: 'file';
+  path: string;
+  mode: number;
+  /** SHA-256 of the content it should have; null: it should not exist; undefined: unknown
+   *  (a record from before digests were kept), so it is not compared. */
+  sha256?: string | null;
+  /** Install only (never recorded): the content to write, or the file to copy it from. */
+  content?: string;
+  copyFrom?: string;
+}
+
+export interface UnitResource extends Base {
+  kind: 'unit';
+  unit: string;
+  path: string;
+  sha256?: string;
+  content?: string;
+}
+
+export interface ServiceResource extends Base {
+  kind: 'service';
+  unit: string;
+  /** Digest of everything the running service read when it started (DECL-03). */
+  inputs?: string;
+  /** Keys of the resources it reads: a change to any of them restarts it. */
+  reads: string[];
+}
+
+export interface NetworkResource extends Base {
+  kind: 'network';
+  name: string;
+  socket: string;
+  /** The label the node half puts on the network it creates: the proof that it is ours. */
+  label: { key: string; value: string };
+}
+
+/** The half that runs as oac-node (HOST-08): node files, image, provider file, registration.
+ *  It is not recorded; what of it can be removed is listed as its own resources. */
+export interface NodeHalfResource extends Base {
+  kind: 'node';
+}
+
+export type Resource =
+  | AccountResource
+  | MembershipResource
+  | DirectoryResource
+  | FileResource
+  | UnitResource
+  | ServiceResource
+  | NetworkResource
+  | NodeHalfResource;
+
+export type Kind = Resource['kind'];
+export type ResourceOf<K extends Kind> = Extract<Resource, { kind: K }>;
+
+/** One line naming the resource (journal `name`, status, messages). */
+export function nameOf(r: Resource): string {
+  switch (r.kind) {
+    case 'account':
+      return r.name;
+    case 'membership':
+      return `${r.user} in ${r.group}`;
+    case 'directory':
+    case 'file':
+      return r.path;
+    case 'unit':
+      return r.path;
+    case 'service':
+      return r.unit;
+    case 'network':
+      return r.name;
+    case 'node':
+      return 'node half';
+  }
+}
+
+/** The properties the journal keeps of a resource: what status compares, never content. */
+export function recordedProps(r: Resource): Record<string, string | number | boolean | null> {
+  switch (r.kind) {
+    case 'file':
+      return r.sha256 === undefined ? { mode: r.mode } : { mode: r.mode, sha256: r.sha256 };
+    case 'unit':
+      return r.sha256 === undefined ? {} : { sha256: r.sha256 };
+    case 'service':
+      return r.inputs === undefined ? {} : { inputs: r.inputs };
+    default:
+      return {};
+  }
+}

@@ -1,0 +1,112 @@
+// The one place that names what an installation puts on a host (DESIGN.md "Shape", SEC-10).
+// The installation ID is parsed once, here, into a branded type; every path and resource name
+// derives from that value, so no other module spells `/etc/oac-node`, `oac-node-<id>` or the
+// node's directories. An ID such as `..` never reaches a path: `/usr/local/lib/oac-node/..`
+// once passed as "this installation's program directory" and was removed recursively (#10).
+import { UsageError } from './errors.ts';
+
+declare const installationIdBrand: unique symbol;
+/** An installation ID that passed SEC-10's rule; only parseInstallationId makes one. */
+export type InstallationId = string & { readonly [installationIdBrand]: true };
+
+// SEC-10: a letter or digit first (so never `.`, `..`, `-x` or a hidden name), then at most 63
+// of [A-Za-z0-9._-]: no `/`, no space, nothing systemd's `%` specifiers or a shell would read.
+const INSTALLATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export const INSTALLATION_ID_RULE =
+  "--installation-id must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-', starting with a letter or digit";
+
+export function isInstallationId(value: unknown): value is InstallationId {
+  return typeof value === 'string' && INSTALLATION_ID.test(value);
+}
+
+/** The ID from the command line: refused with one line (exit 2) before anything touches the host. */
+export function parseInstallationId(value: unknown): InstallationId {
+  if (value === undefined || value === '') throw new UsageError('--installation-id is required');
+  if (!isInstallationId(value)) throw new UsageError(INSTALLATION_ID_RULE);
+  return value;
+}
+
+/** The node account (HOST-01): Core's service UID, a home of its own, no login shell. */
+export const NODE_USER = 'oac-node';
+export const NODE_UID = 65532;
+export const NODE_HOME = '/var/lib/oac-node';
+export const NOLOGIN = '/usr/sbin/nologin';
+
+/** Provider endpoints whose group the node joins (HOST-02). */
+export const DOCKER_SOCKET = '/var/run/docker.sock';
+export const KVM_DEVICE = '/dev/kvm';
+/** What the glibc-linked microsandbox needs to start (PRE-05). */
+export const GLIBC_LOADER = '/lib64/ld-linux-x86-64.so.2';
+
+/** Records (HOST-05): root-only, one journal and one proxy env file per installation. */
+export const JOURNAL_DIR = '/etc/oac-node';
+/** One installer or uninstaller at a time per host (SEC-05). */
+export const INSTALLER_LOCK = '/run/lock/oac-node-installer';
+/** Root-owned programs, one directory per installation (the node cannot replace its program). */
+export const PROGRAM_ROOT = '/usr/local/lib/oac-node';
+/** microsandbox keeps images and sandboxes here (HOST-04), shared by the host's installations. */
+export const STORE_DIR = `${NODE_HOME}/.oac/m`;
+/** microsandbox puts Unix sockets here: at most 48 bytes (the guide), so it sits in the store. */
+export const RUNTIME_HOME = `${STORE_DIR}/run`;
+/** The directories between the home and the node trees, parents first. */
+export const NODE_DIRS = [`${NODE_HOME}/.oac`, `${NODE_HOME}/.oac/nodes`] as const;
+
+/** The label the node half puts on the network it creates: proof that it is this installation's. */
+export const NETWORK_LABEL = 'oac-node.installation';
+
+/** The files of a node's state directory, by name (the node program's --state-dir too). */
+export const STATE_FILES = {
+  identity: 'identity.json',
+  provider: 'provider.json',
+  serving: 'serving.json',
+  files: 'files',
+} as const;
+
+export interface Layout {
+  id: InstallationId;
+  unitName: string;
+  unitPath: string;
+  envFile: string;
+  journal: string;
+  programDir: string;
+  program: string;
+  stateDir: string;
+  identityFile: string;
+  providerFile: string;
+  servingFile: string;
+  filesDir: string;
+  network: string;
+  store: string;
+}
+
+/** Every name of one installation. */
+export function layout(id: InstallationId): Layout {
+  const stateDir = `${NODE_HOME}/.oac/nodes/${id}`;
+  const unitName = `oac-node-${id}.service`;
+  return {
+    id,
+    unitName,
+    unitPath: `/etc/systemd/system/${unitName}`,
+    envFile: `${JOURNAL_DIR}/${id}.env`,
+    journal: `${JOURNAL_DIR}/${id}.json`,
+    programDir: `${PROGRAM_ROOT}/${id}`,
+    program: `${PROGRAM_ROOT}/${id}/oac-node`,
+    stateDir,
+    identityFile: `${stateDir}/${STATE_FILES.identity}`,
+    providerFile: `${stateDir}/${STATE_FILES.provider}`,
+    servingFile: `${stateDir}/${STATE_FILES.serving}`,
+    filesDir: `${stateDir}/${STATE_FILES.files}`,
+    network: `oac-node-${id}`,
+    store: STORE_DIR,
+  };
+}
+
+/** The installation IDs recorded in the journal directory (file names `<id>.json`): names that
+ *  are no valid ID are not ours and are ignored. */
+export function journalIds(names: readonly string[]): InstallationId[] {
+  return names
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => n.slice(0, -'.json'.length))
+    .filter(isInstallationId);
+}

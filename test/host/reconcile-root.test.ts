@@ -1,0 +1,351 @@
+// Golden --root tests in the style of systemd-sysusers (STYLE.md): the root half of the desired
+// state reconciled on a scratch tree with real useradd/usermod --prefix and systemctl --root;
+// the resulting tree is compared with the expected one, a second run says only `unchanged`
+// and writes nothing, and uninstall returns the tree to the initial one (DECL-01, DECL-02,
+// HOST-01…06, UNI-02, UNI-03). The node half (HOST-08) is left out here: it needs Core and
+// Docker, and the e2e tier runs it.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, test } from 'node:test';
+import { Journal } from '../../records/journal.ts';
+import { desired, sha256 } from '../../src/engine/desired.ts';
+import type { EngineEvent } from '../../src/engine/events.ts';
+import { reconcile } from '../../src/engine/reconcile.ts';
+import { OacError } from '../../src/errors.ts';
+import { addSystemUser } from '../../src/host/accounts.ts';
+import { Host } from '../../src/host/host.ts';
+import { layout, parseInstallationId } from '../../src/layout.ts';
+import { uninstall } from '../../uninstaller/uninstall.ts';
+import { nodeStatus } from '../../installer/status.ts';
+import { makeScratchRoot, treeDiff, treeOf } from '../helpers/scratch-root.ts';
+
+const ID = parseInstallationId('inst-1');
+const CORE = 'http://127.0.0.1:9';
+const names = layout(ID);
+// useradd and gpasswd keep backups (`passwd-`) and a lock file; they are no resource of ours.
+const BACKUPS = /^etc\/([a-z]+-|\.pwd\.lock)$/;
+let root: string;
+let program: string;
+
+beforeEach(() => {
+  root = makeScratchRoot();
+  program = join(root, '..', `${root.split('/').pop()}-program`);
+  writeFileSync(program, '#!/bin/sh\necho node program\n');
+});
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(program, { force: true });
+});
+
+/** The root half of desired(): everything but what the node half makes (HOST-08). */
+function rootHalf(proxyEnv: Record<string, string> = {}) {
+  return desired({
+    layout: names,
+    provider: 'docker',
+    group: 'docker',
+    coreUrl: CORE,
+    proxyEnv,
+    program: { source: program, sha256: sha256(readFileSync(program)) },
+  }).filter((r) => r.phase !== 'prepare');
+}
+
+async function runRoot(proxyEnv: Record<string, string> = {}, dryRun = false) {
+  const host = new Host(root);
+  const journal = await Journal.open(host, ID, CORE);
+  if (!dryRun)
+    await journal.setInputs({ provider: 'docker', group: 'docker', checkpoint_root: null });
+  const events: EngineEvent[] = [];
+  const emit = (e: EngineEvent) => events.push(e);
+  const report = await reconcile(
+    rootHalf(proxyEnv),
+    { host, layout: names, journal, emit },
+    { dryRun, emit },
+  );
+  return {
+    report,
+    outcomes: Object.fromEntries(
+      report.steps.map((s) => [s.step, s.result?.outcome ?? s.action.kind]),
+    ),
+    journal: journal.snapshot,
+  };
+}
+
+const noEvents = () => undefined;
+const removeAll = () =>
+  uninstall({ root, installationId: ID, force: false, dryRun: false }, noEvents);
+
+test('DECL-01 golden: install makes exactly the expected tree; a rerun is unchanged and writes nothing; uninstall restores the initial tree', async () => {
+  const initial = treeOf(root, BACKUPS);
+  const first = await runRoot();
+  assert.deepEqual(first.outcomes, {
+    'account:oac-node': 'created',
+    'group-membership:docker': 'created',
+    'directory:home': 'created',
+    'directory:program-root': 'created',
+    'directory:program': 'created',
+    program: 'created',
+    'proxy-settings': 'skipped',
+    unit: 'created',
+    service: 'created',
+  });
+  const installed = treeOf(root, BACKUPS);
+  const diff = treeDiff(initial, installed);
+  assert.deepEqual(diff, {
+    added: [
+      'etc/oac-node',
+      'etc/oac-node/inst-1.json',
+      'etc/systemd/system/multi-user.target.wants/oac-node-inst-1.service',
+      'etc/systemd/system/oac-node-inst-1.service',
+      'usr/local/lib/oac-node',
+      'usr/local/lib/oac-node/inst-1',
+      'usr/local/lib/oac-node/inst-1/oac-node',
+      'var/lib/oac-node',
+    ],
+    removed: [],
+    changed: ['etc/group', 'etc/gshadow', 'etc/passwd', 'etc/shadow'],
+  });
+  const nodeGid = Number(
+    /^oac-node:[^:]*:65532:(\d+):/m.exec(readFileSync(join(root, 'etc/passwd'), 'utf8'))?.[1],
+  );
+  const meta = (path: string) => installed[path]?.split(' ').slice(0, 3).join(' ');
+  assert.equal(meta('etc/oac-node'), 'dir 0700 0:0');
+  assert.equal(meta('etc/oac-node/inst-1.json'), 'file 0600 0:0');
+  assert.equal(meta('etc/systemd/system/oac-node-inst-1.service'), 'file 0644 0:0');
+  assert.equal(meta('usr/local/lib/oac-node'), 'dir 0755 0:0');
+  assert.equal(meta('usr/local/lib/oac-node/inst-1'), 'dir 0755 0:0');
+  assert.equal(meta('usr/local/lib/oac-node/inst-1/oac-node'), 'file 0755 0:0');
+  assert.equal(meta('var/lib/oac-node'), `dir 0750 65532:${nodeGid}`);
+  assert.match(
+    installed['etc/systemd/system/multi-user.target.wants/oac-node-inst-1.service'] ?? '',
+    /oac-node-inst-1\.service$/,
+  );
+  assert.match(
+    readFileSync(join(root, 'etc/passwd'), 'utf8'),
+    /^oac-node:x:65532:\d+::\/var\/lib\/oac-node:\/usr\/sbin\/nologin$/m,
+  );
+  assert.match(
+    readFileSync(join(root, 'etc/group'), 'utf8'),
+    /^docker:[^:]*:\d+:(.*,)?oac-node(,.*)?$/m,
+  );
+  for (const key of Object.keys(first.outcomes).filter((k) => k !== 'proxy-settings'))
+    assert.equal(first.journal.resources[key]?.ownership, 'owned', key);
+
+  const journalFile = join(root, names.journal);
+  const stamp = statSync(journalFile).mtimeMs;
+  const second = await runRoot();
+  assert.ok(
+    Object.values(second.outcomes).every((o) => o === 'unchanged' || o === 'skipped'),
+    JSON.stringify(second.outcomes),
+  );
+  assert.equal(second.report.changed, false);
+  assert.equal(statSync(journalFile).mtimeMs, stamp, 'a rerun does not rewrite the journal');
+  assert.deepEqual(treeOf(root, BACKUPS), installed, 'a rerun changes nothing');
+
+  await removeAll();
+  assert.deepEqual(treeDiff(initial, treeOf(root, BACKUPS)), {
+    added: [],
+    removed: [],
+    changed: [],
+  });
+  assert.equal(
+    readFileSync(join(root, 'usr/local/lib/python3/dist-packages/bystander.py'), 'utf8'),
+    'print(1)\n',
+  );
+});
+
+test('DECL-03 a dry run lists what the real run does, and changes nothing', async () => {
+  const initial = treeOf(root);
+  const plan = await runRoot({}, true);
+  assert.equal(plan.report.changed, true);
+  assert.equal(plan.outcomes['account:oac-node'], 'create');
+  assert.equal(plan.outcomes.unit, 'create');
+  assert.deepEqual(treeOf(root), initial, 'a dry run changes nothing, not even the journal');
+  const real = await runRoot();
+  for (const [key, kind] of Object.entries(plan.outcomes))
+    assert.equal(real.report.steps.find((s) => s.step === key)?.action.kind, kind, key);
+});
+
+test('DECL-02 HOST-01 UNI-03 an existing account of the right shape is adopted, and uninstall keeps it with its own groups and home', async () => {
+  const host = new Host(root);
+  await addSystemUser(host, {
+    name: 'oac-node',
+    uid: 65532,
+    home: '/var/lib/oac-node',
+    shell: '/usr/sbin/nologin',
+  });
+  execFileSync('mkdir', ['-p', join(root, 'var/lib/oac-node')]);
+  const { outcomes, journal } = await runRoot();
+  assert.equal(outcomes['account:oac-node'], 'adopted');
+  assert.equal(outcomes['directory:home'], 'adopted');
+  assert.equal(journal.resources['account:oac-node']?.ownership, 'adopted');
+  assert.equal(journal.resources['group-membership:docker']?.ownership, 'owned');
+  const { kept } = await removeAll();
+  assert.match(
+    readFileSync(join(root, 'etc/passwd'), 'utf8'),
+    /^oac-node:/m,
+    'the adopted account stays',
+  );
+  assert.ok(existsSync(join(root, 'var/lib/oac-node')), 'the adopted home stays');
+  assert.doesNotMatch(
+    readFileSync(join(root, 'etc/group'), 'utf8'),
+    /^docker:.*oac-node/m,
+    'the group we added goes',
+  );
+  assert.ok(
+    kept.some((line) => /oac-node \(adopted: it was there before the installer\)/.test(line)),
+    kept.join('\n'),
+  );
+});
+
+test('HOST-01 another account named oac-node is refused and nothing changes', async () => {
+  const host = new Host(root);
+  await addSystemUser(host, {
+    name: 'oac-node',
+    uid: 4242,
+    home: '/home/oac-node',
+    shell: '/bin/bash',
+  });
+  const before = treeOf(root);
+  await assert.rejects(
+    runRoot(),
+    (e: unknown) => e instanceof OacError && e.code === 'account_foreign',
+  );
+  assert.deepEqual(treeOf(root), before);
+});
+
+test('HOST-01 another account holding UID 65532 stops the run, changing nothing', async () => {
+  const host = new Host(root);
+  await addSystemUser(host, {
+    name: 'someone',
+    uid: 65532,
+    home: '/nonexistent',
+    shell: '/usr/sbin/nologin',
+  });
+  const before = treeOf(root);
+  await assert.rejects(runRoot(), (e: unknown) => e instanceof OacError && e.code === 'uid_taken');
+  assert.deepEqual(treeOf(root), before);
+});
+
+test('HOST-06 proxy settings: written 0600, replaced by other settings, removed by a run without a proxy', async () => {
+  const envFile = join(root, names.envFile);
+  const first = await runRoot({ http_proxy: 'http://user:pw@proxy.test:3128' });
+  assert.equal(first.outcomes['proxy-settings'], 'created');
+  assert.equal(statSync(envFile).mode & 0o777, 0o600);
+  assert.equal(readFileSync(envFile, 'utf8'), 'http_proxy="http://user:pw@proxy.test:3128"\n');
+  assert.doesNotMatch(
+    readFileSync(join(root, names.unitPath), 'utf8'),
+    /proxy\.test/,
+    'never in the unit',
+  );
+  assert.doesNotMatch(
+    readFileSync(join(root, names.journal), 'utf8'),
+    /pw@/,
+    'never in the journal',
+  );
+  const second = await runRoot({ http_proxy: 'http://other.test:8080' });
+  assert.equal(second.outcomes['proxy-settings'], 'replaced');
+  assert.equal(readFileSync(envFile, 'utf8'), 'http_proxy="http://other.test:8080"\n');
+  const third = await runRoot();
+  assert.equal(third.outcomes['proxy-settings'], 'removed');
+  assert.equal(existsSync(envFile), false);
+  assert.equal(third.journal.resources['proxy-settings'], undefined);
+});
+
+test('HOST-05 DECL-02 intent is recorded before the change: a run that dies after useradd is continued as ours', async () => {
+  const host = new Host(root);
+  const journal = await Journal.open(host, ID, CORE);
+  await journal.intend('account:oac-node', 'account', 'oac-node');
+  await addSystemUser(host, {
+    name: 'oac-node',
+    uid: 65532,
+    home: '/var/lib/oac-node',
+    shell: '/usr/sbin/nologin',
+  });
+  const { outcomes, journal: after } = await runRoot();
+  assert.equal(outcomes['account:oac-node'], 'unchanged');
+  assert.equal(
+    after.resources['account:oac-node']?.ownership,
+    'owned',
+    'not mistaken for an adopted account',
+  );
+});
+
+test('DECL-01 status diffs the recorded state with the same drivers: a membership through the primary group is no drift; a hand-edited unit, a removed membership and a swapped program are', async () => {
+  await runRoot();
+  const host = new Host(root);
+  const clean = await nodeStatus(host, ID);
+  assert.deepEqual(
+    clean?.resources.filter((r) => r.state !== 'present'),
+    [],
+  );
+  assert.deepEqual(clean?.problems, ['Core: not registered']);
+
+  writeFileSync(
+    join(root, names.unitPath),
+    `${readFileSync(join(root, names.unitPath), 'utf8')}# edited\n`,
+  );
+  execFileSync('gpasswd', ['-Q', root, '-d', 'oac-node', 'docker']);
+  writeFileSync(join(root, names.program), 'swapped\n', { mode: 0o755 });
+  const drift = await nodeStatus(host, ID);
+  const byKey = Object.fromEntries((drift?.resources ?? []).map((r) => [r.key, r]));
+  assert.match(byKey.unit?.detail ?? '', /edited by hand/);
+  assert.equal(byKey['group-membership:docker']?.state, 'missing');
+  assert.match(byKey.program?.detail ?? '', /its SHA-256 is [0-9a-f]{64}, not the installed/);
+
+  // The account's primary group counts as membership, as it does for install.
+  const gid =
+    /^docker:[^:]*:(\d+):/m.exec(readFileSync(join(root, 'etc/group'), 'utf8'))?.[1] ?? '';
+  execFileSync('usermod', ['--prefix', root, '--gid', gid, 'oac-node']);
+  const primary = await nodeStatus(host, ID);
+  assert.equal(
+    primary?.resources.find((r) => r.key === 'group-membership:docker')?.state,
+    'present',
+  );
+});
+
+test('DECL-02 a journal of format 1 (written before #10) is migrated: uninstall removes what it recorded as ours', async () => {
+  const initial = treeOf(root, BACKUPS);
+  await runRoot();
+  const v2 = JSON.parse(readFileSync(join(root, names.journal), 'utf8')) as {
+    resources: Record<
+      string,
+      { kind: string; name: string; ownership: string; props: Record<string, unknown> }
+    >;
+  };
+  const kinds: Record<string, string> = { membership: 'group-membership' };
+  const resources = Object.fromEntries(
+    Object.entries(v2.resources)
+      .filter(([key]) => !['service', 'directory:program', 'directory:program-root'].includes(key))
+      .map(([key, r]) => [
+        key,
+        {
+          kind: kinds[r.kind] ?? r.kind,
+          name: r.name,
+          ownership: r.ownership,
+          detail: key === 'program' ? { sha256: r.props.sha256 } : {},
+        },
+      ]),
+  );
+  const v1 = {
+    format: 1,
+    installation_id: ID,
+    core_url: CORE,
+    created_at: 'x',
+    updated_at: 'x',
+    resources,
+  };
+  writeFileSync(join(root, names.journal), JSON.stringify(v1), { mode: 0o600 });
+  const status = await nodeStatus(new Host(root), ID);
+  assert.deepEqual(
+    status?.resources.filter((r) => r.state !== 'present'),
+    [],
+  );
+  await removeAll();
+  assert.deepEqual(treeDiff(initial, treeOf(root, BACKUPS)), {
+    added: [],
+    removed: [],
+    changed: [],
+  });
+});
