@@ -5,7 +5,7 @@
 // rerun until it completes.
 import { Journal, listJournals } from '../records/journal.ts';
 import { withInstallerLock } from '../records/lock.ts';
-import { KEYS } from '../src/engine/desired.ts';
+import { KEYS, resourceShape } from '../src/engine/desired.ts';
 import { directoryDriver } from '../src/engine/drivers/directory.ts';
 import type { Emit } from '../src/engine/events.ts';
 import { readNodeIdentity, readProviderImage } from '../src/engine/node-state.ts';
@@ -55,7 +55,12 @@ export async function uninstall(
     const journal = await Journal.open(host, names.id, mine?.core_url ?? 'http://127.0.0.1');
     const kept: string[] = [];
     if (mine === undefined) kept.push(...(await provableOwnership(host, names, journal)));
-    const resources = recordedResources(names, journal.snapshot);
+    // Without a record, the whole shape is walked: what is proved ours goes, the account and
+    // its home are named as kept, the rest is passed over.
+    const resources =
+      mine === undefined
+        ? resourceShape(names, { provider: undefined, group: undefined })
+        : recordedResources(names, journal.snapshot);
     const ctx = { host, layout: names, journal, emit };
     // UNI-05: Core confirmed now, or the node never registered and no earlier forced run left
     // a store behind whose node Core may still list.
@@ -78,7 +83,16 @@ export async function uninstall(
       return undefined;
     };
     kept.push(...(await keptAlways(host, names, journal)));
-    const report = await removeAll(resources, ctx, { dryRun: req.dryRun, emit, keepReason });
+    const unrecordedReason = (r: Resource) =>
+      mine === undefined && (r.key === KEYS.account || r.key === KEYS.home)
+        ? 'no record shows the installer created it'
+        : undefined;
+    const report = await removeAll(resources, ctx, {
+      dryRun: req.dryRun,
+      emit,
+      keepReason,
+      unrecordedReason,
+    });
     for (const step of report.steps) if (step.action.kind === 'keep') kept.push(step.action.detail);
     if (!req.dryRun) await finish(host, names, journal, storeStays);
     return { report, kept };

@@ -6,13 +6,16 @@
 import type { DriverContext } from './driver.ts';
 import { driverOf } from './drivers/index.ts';
 import { step, stopIfAborted, type ReconcileOptions } from './reconcile.ts';
-import { nameOf, type Resource } from './resources.ts';
+import { nameOf, removalOf, type Resource } from './resources.ts';
 import type { RunReport, StepReport } from './runner.ts';
 import { changes, outcomeWithoutApply, type Action } from './step.ts';
 
 export interface RemoveOptions extends ReconcileOptions {
   /** Why a resource of ours stays this run, or undefined when it may go. */
   keepReason: (r: Resource) => string | undefined;
+  /** Why a resource the journal does not list is worth naming as kept (the account and home
+   *  when the record is gone), or undefined to pass over it in silence. */
+  unrecordedReason?: (r: Resource) => string | undefined;
 }
 
 export async function removeAll(
@@ -27,7 +30,8 @@ export async function removeAll(
     await step(r, options.emit, async () => {
       const driver = driverOf(r.kind);
       const recorded = ctx.journal.get(r.key)?.ownership;
-      const actual = recorded === undefined ? undefined : await driver.probe(r, ctx);
+      const named = recorded !== undefined || options.unrecordedReason?.(r) !== undefined;
+      const actual = named ? await driver.probe(r, ctx) : undefined;
       const action = decide(r, recorded, actual !== undefined && driver.exists(actual), options);
       options.emit({ type: 'step-plan', step: r.key, action });
       const report: StepReport = { step: r.key, action };
@@ -57,5 +61,5 @@ function decide(
   if (!exists) return { kind: 'skip', detail: `${name} absent` };
   const reason = options.keepReason(r);
   if (reason !== undefined) return { kind: 'keep', detail: `${name} (${reason})` };
-  return { kind: 'remove', detail: `remove ${name}` };
+  return { kind: 'remove', detail: removalOf(r) };
 }

@@ -119,6 +119,24 @@ export function nameOf(r: Resource): string {
   }
 }
 
+/** The line uninstall's plan prints for removing a resource. */
+export function removalOf(r: Resource): string {
+  switch (r.kind) {
+    case 'account':
+      return `delete user ${r.name}`;
+    case 'membership':
+      return `remove ${r.user} from group ${r.group}`;
+    case 'service':
+      return `stop and disable ${r.unit}`;
+    case 'network':
+      return `remove network ${r.name}`;
+    case 'directory':
+      return r.removal === 'tree' ? `remove ${r.path}` : `remove ${r.path} when empty`;
+    default:
+      return `remove ${nameOf(r)}`;
+  }
+}
+
 /** The properties the journal keeps of a resource: what status compares, never content. */
 export function recordedProps(r: Resource): Record<string, string | number | boolean | null> {
   switch (r.kind) {

@@ -22,7 +22,11 @@ export const membershipDriver: Driver<'membership', MembershipActual> = {
   diff: (r, { member }) =>
     member
       ? { kind: 'unchanged', detail: `${r.user} in group ${r.group}` }
-      : { kind: 'create', detail: `add ${r.user} to group ${r.group}` },
+      : {
+          kind: 'create',
+          detail: `add ${r.user} to group ${r.group}`,
+          why: `${r.user} is no longer in group ${r.group}`,
+        },
   async apply(r, _action, _actual, { host }) {
     await addToGroup(host, r.user, r.group);
     return { outcome: 'created', detail: `${r.user} in group ${r.group}` };

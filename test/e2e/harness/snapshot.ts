@@ -27,6 +27,10 @@ export interface HostSnapshot {
   dockerImages: string[] | null;
   /** Unit file names `systemctl list-unit-files --state=enabled` lists, sorted. */
   enabledUnits: string[];
+  /** Units `systemctl list-units --all --failed` lists, sorted (DECL-04: none of ours stays). */
+  failedUnits: string[];
+  /** What `systemctl is-system-running` says (DECL-04: as before the install). */
+  systemState: string;
 }
 
 export const SNAPSHOT_FILES = ['/etc/passwd', '/etc/group', '/etc/shadow', '/etc/gshadow'];
@@ -56,6 +60,8 @@ if systemctl is-active --quiet docker.service; then
   mark images; docker image ls --no-trunc --format '{{.ID}} {{.Repository}}:{{.Tag}}' || echo '!docker image ls failed'
 fi
 mark units; systemctl list-unit-files --state=enabled --no-legend --no-pager || echo '!systemctl failed'
+mark failed; systemctl list-units --all --failed --plain --no-legend --no-pager || echo '!systemctl failed'
+mark state; systemctl is-system-running || true
 mark end
 `;
 }
@@ -67,6 +73,8 @@ export function parseSnapshot(output: string): HostSnapshot {
     dockerNetworks: null,
     dockerImages: null,
     enabledUnits: [],
+    failedUnits: [],
+    systemState: '',
   };
   // Each section starts with "\n@@mark KIND [PATH]\n"; the leading newline is ours, not content.
   const sections = output.split(`\n${MARK} `).slice(1);
@@ -79,7 +87,7 @@ export function parseSnapshot(output: string): HostSnapshot {
     const path = rest.join(' ');
     const lines = body.split('\n').filter((line) => line !== '');
     const failed = lines.find((line) => line.startsWith('!'));
-    if (failed !== undefined && ['networks', 'images', 'units'].includes(kind ?? '')) {
+    if (failed !== undefined && ['networks', 'images', 'units', 'failed'].includes(kind ?? '')) {
       throw new Error(`snapshot: ${failed.slice(1)}`);
     }
     switch (kind) {
@@ -112,6 +120,12 @@ export function parseSnapshot(output: string): HostSnapshot {
       case 'units':
         snapshot.enabledUnits = lines.map((line) => line.split(/\s+/)[0] as string).sort();
         break;
+      case 'failed':
+        snapshot.failedUnits = lines.map((line) => line.split(/\s+/)[0] as string).sort();
+        break;
+      case 'state':
+        snapshot.systemState = lines[0] ?? '';
+        break;
       case 'end':
         ended = true;
         break;
@@ -138,7 +152,8 @@ function treeEntry(line: string): [string, TreeEntry] {
  *   `/etc/passwd +LINE`, `/etc/passwd -LINE`, `/etc/oac-node: added`,
  *   `/etc/oac-node/x.json: added file 600 root:root`, `/etc/systemd/system/u.service: removed`,
  *   `/etc/oac-node/x.json: sha256 A -> B`, `docker network +NAME DRIVER SCOPE`,
- *   `docker image -ID REF`, `enabled unit +oac-node-x.service`.
+ *   `docker image -ID REF`, `enabled unit +oac-node-x.service`, `failed unit +x.service`,
+ *   `system state running -> degraded`.
  */
 export function diffSnapshots(before: HostSnapshot, after: HostSnapshot): string[] {
   const out: string[] = [];
@@ -185,6 +200,9 @@ export function diffSnapshots(before: HostSnapshot, after: HostSnapshot): string
     } else out.push(...lineDiff(label, a, b));
   }
   out.push(...lineDiff('enabled unit', before.enabledUnits, after.enabledUnits));
+  out.push(...lineDiff('failed unit', before.failedUnits, after.failedUnits));
+  if (before.systemState !== after.systemState)
+    out.push(`system state ${before.systemState} -> ${after.systemState}`);
   return out;
 }
 

@@ -1,0 +1,97 @@
+// DECL-01: the desired state is a pure function of its inputs (src/engine/desired.ts). Golden
+// outputs: the resources, in order, for each provider; the properties an install knows; the
+// service's digest of what it reads (DECL-03).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { desired, resourceShape, type DesiredInputs } from '../../src/engine/desired.ts';
+import { layout, parseInstallationId } from '../../src/layout.ts';
+
+const names = layout(parseInstallationId('inst-1'));
+const inputs: DesiredInputs = {
+  layout: names,
+  provider: 'docker',
+  group: 'docker',
+  coreUrl: 'https://core.example',
+  proxyEnv: {},
+  program: { source: '/tmp/oac-node', sha256: 'a'.repeat(64) },
+};
+
+const summary = (list: ReturnType<typeof desired>) =>
+  list.map((r) => `${r.kind} ${r.key} ${'path' in r ? r.path : 'name' in r ? r.name : ''}`.trim());
+
+test('DECL-01 golden: a Docker node wants these resources, in this order', () => {
+  assert.deepEqual(summary(desired(inputs)), [
+    'account account:oac-node oac-node',
+    'membership group-membership:docker',
+    'directory directory:home /var/lib/oac-node',
+    'directory directory:program-root /usr/local/lib/oac-node',
+    'directory directory:program /usr/local/lib/oac-node/inst-1',
+    'file program /usr/local/lib/oac-node/inst-1/oac-node',
+    'directory directory:.oac /var/lib/oac-node/.oac',
+    'directory directory:.oac/nodes /var/lib/oac-node/.oac/nodes',
+    'directory state /var/lib/oac-node/.oac/nodes/inst-1',
+    'network network oac-node-inst-1',
+    'node node',
+    'file proxy-settings /etc/oac-node/inst-1.env',
+    'unit unit /etc/systemd/system/oac-node-inst-1.service',
+    'service service',
+  ]);
+});
+
+test('DECL-01 golden: a microsandbox node wants the kvm group and the store instead of a network', () => {
+  const list = summary(desired({ ...inputs, provider: 'microsandbox', group: 'kvm' }));
+  assert.ok(list.includes('membership group-membership:kvm'));
+  assert.ok(list.includes('directory store /var/lib/oac-node/.oac/m'));
+  assert.ok(!list.some((l) => l.startsWith('network')));
+  assert.ok(!list.some((l) => l.includes('docker')));
+});
+
+test('DECL-01 the shape without a provider (uninstall without a record) holds both providers', () => {
+  const keys = resourceShape(names, { provider: undefined, group: undefined }).map((r) => r.key);
+  for (const key of ['network', 'store', 'group-membership:docker', 'group-membership:kvm'])
+    assert.ok(keys.includes(key), key);
+});
+
+test('HOST-06 no proxy: the env file is wanted absent; a proxy: its content and digest', () => {
+  const none = desired(inputs).find((r) => r.key === 'proxy-settings');
+  assert.equal(none?.kind === 'file' && none.sha256, null);
+  const some = desired({ ...inputs, proxyEnv: { https_proxy: 'http://p.test:3128' } }).find(
+    (r) => r.key === 'proxy-settings',
+  );
+  assert.ok(some?.kind === 'file');
+  assert.equal(some.content, 'https_proxy="http://p.test:3128"\n');
+  assert.match(some.sha256 ?? '', /^[0-9a-f]{64}$/);
+  assert.equal(some.mode, 0o600);
+});
+
+test("HOST-03 the unit runs this installation's program as oac-node, restarts every 5 s, stops for good on 78", () => {
+  const unit = desired(inputs).find((r) => r.kind === 'unit');
+  assert.ok(unit?.kind === 'unit');
+  const lines = unit.content?.split('\n') ?? [];
+  for (const line of [
+    'User=oac-node',
+    'EnvironmentFile=-/etc/oac-node/inst-1.env',
+    'ExecStart=/usr/local/lib/oac-node/inst-1/oac-node run --config /var/lib/oac-node/.oac/nodes/inst-1/provider.json --state-dir /var/lib/oac-node/.oac/nodes/inst-1',
+    'Restart=on-failure',
+    'RestartSec=5',
+    'RestartPreventExitStatus=78',
+  ])
+    assert.ok(lines.includes(line), line);
+});
+
+test('DECL-03 the service digest changes with its unit, env file, program and group, and only with them', () => {
+  const digest = (i: DesiredInputs) => {
+    const s = desired(i).find((r) => r.kind === 'service');
+    return s?.kind === 'service' ? s.inputs : undefined;
+  };
+  const base = digest(inputs);
+  assert.match(base ?? '', /^[0-9a-f]{64}$/);
+  assert.equal(digest({ ...inputs, name: 'other' } as DesiredInputs), base, 'the name is not read');
+  for (const changed of [
+    { ...inputs, proxyEnv: { http_proxy: 'http://p.test:1' } },
+    { ...inputs, program: { source: '/x', sha256: 'b'.repeat(64) } },
+    { ...inputs, coreUrl: 'https://other.example' },
+    { ...inputs, group: 'docker2' },
+  ])
+    assert.notEqual(digest(changed), base, JSON.stringify(changed));
+});

@@ -1,0 +1,164 @@
+// Every driver's diff is pure (DESIGN.md "Shape"): desired and actual in, one action out. These
+// are the decisions install, rerun, --dry-run, status and uninstall all share (DECL-01…03).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { desired } from '../../src/engine/desired.ts';
+import { accountDriver } from '../../src/engine/drivers/account.ts';
+import { directoryDriver } from '../../src/engine/drivers/directory.ts';
+import { fileDriver } from '../../src/engine/drivers/file.ts';
+import { membershipDriver } from '../../src/engine/drivers/membership.ts';
+import { networkDriver } from '../../src/engine/drivers/network.ts';
+import { nodeHalfDriver } from '../../src/engine/drivers/node-half.ts';
+import { serviceDriver } from '../../src/engine/drivers/service.ts';
+import { unitDriver } from '../../src/engine/drivers/unit.ts';
+import type { Kind, ResourceOf } from '../../src/engine/resources.ts';
+import type { Action } from '../../src/engine/step.ts';
+import { OacError } from '../../src/errors.ts';
+import { layout, parseInstallationId } from '../../src/layout.ts';
+
+const list = desired({
+  layout: layout(parseInstallationId('inst-1')),
+  provider: 'docker',
+  group: 'docker',
+  coreUrl: 'https://core.example',
+  proxyEnv: { http_proxy: 'http://p.test:3128' },
+  program: { source: '/tmp/oac-node', sha256: 'a'.repeat(64) },
+});
+function pick<K extends Kind>(kind: K, key?: string): ResourceOf<K> {
+  const r = list.find((x) => x.kind === kind && (key === undefined || x.key === key));
+  if (r === undefined) throw new Error(`no ${kind}`);
+  return r as ResourceOf<K>;
+}
+const none = new Map<string, Action>();
+const user = {
+  name: 'oac-node',
+  uid: 65532,
+  gid: 65532,
+  home: '/var/lib/oac-node',
+  shell: '/usr/sbin/nologin',
+};
+const code = (c: string) => (e: unknown) => e instanceof OacError && e.code === c;
+
+test('HOST-01 account: absent → create; its UID held by another → refused; another shape → refused; ours → unchanged', () => {
+  const r = pick('account');
+  assert.equal(accountDriver.diff(r, { byName: undefined, byUid: undefined }, none).kind, 'create');
+  const other = { ...user, name: 'someone' };
+  assert.throws(
+    () => accountDriver.diff(r, { byName: undefined, byUid: other }, none),
+    code('uid_taken'),
+  );
+  const foreign = { ...user, shell: '/bin/bash' };
+  assert.throws(
+    () => accountDriver.diff(r, { byName: foreign, byUid: foreign }, none),
+    code('account_foreign'),
+  );
+  assert.equal(accountDriver.diff(r, { byName: user, byUid: user }, none).kind, 'unchanged');
+});
+
+test('HOST-02 membership: a member (listed or through the primary group) → unchanged; not → create, saying so', () => {
+  const r = pick('membership');
+  assert.equal(membershipDriver.diff(r, { member: true, listed: false }, none).kind, 'unchanged');
+  const add = membershipDriver.diff(r, { member: false, listed: false }, none);
+  assert.equal(add.kind, 'create');
+  assert.match(add.why ?? '', /no longer in group docker/);
+});
+
+test('SEC-02 directory: absent → create; a link or file in its place → refused; there → unchanged', () => {
+  const r = pick('directory', 'directory:home');
+  assert.equal(directoryDriver.diff(r, { exists: false, isDirectory: false }, none).kind, 'create');
+  assert.throws(
+    () => directoryDriver.diff(r, { exists: true, isDirectory: false }, none),
+    code('not_a_directory'),
+  );
+  assert.equal(
+    directoryDriver.diff(r, { exists: true, isDirectory: true }, none).kind,
+    'unchanged',
+  );
+});
+
+test('HOST-06 file: create, replace on another digest, update on owner or mode, remove when wanted absent', () => {
+  const program = pick('file', 'program');
+  const same = { exists: true, regular: true, sha256: 'a'.repeat(64), mode: 0o755, uid: 0 };
+  assert.equal(fileDriver.diff(program, { exists: false }, none).kind, 'create');
+  assert.equal(fileDriver.diff(program, same, none).kind, 'unchanged');
+  const swapped = fileDriver.diff(program, { ...same, sha256: 'b'.repeat(64) }, none);
+  assert.equal(swapped.kind, 'replace');
+  assert.match(swapped.why ?? '', /its SHA-256 is b{64}, not the installed a{64}/);
+  assert.equal(fileDriver.diff(program, { ...same, mode: 0o777 }, none).kind, 'update');
+  assert.equal(fileDriver.diff(program, { ...same, uid: 1000 }, none).kind, 'update');
+  assert.equal(fileDriver.diff(program, { ...same, regular: false }, none).kind, 'replace');
+  const unknown = { ...program, sha256: undefined }; // a record from before digests were kept
+  assert.equal(
+    fileDriver.diff(unknown, { ...same, sha256: 'c'.repeat(64) }, none).kind,
+    'unchanged',
+  );
+  const absentWanted = { ...pick('file', 'proxy-settings'), sha256: null };
+  assert.equal(fileDriver.diff(absentWanted, same, none).kind, 'remove');
+  assert.equal(fileDriver.diff(absentWanted, { exists: false }, none).kind, 'skip');
+});
+
+test('HOST-03 unit: absent → create; edited by hand → update; same digest → unchanged', () => {
+  const r = pick('unit');
+  assert.equal(unitDriver.diff(r, { exists: false }, none).kind, 'create');
+  const edited = unitDriver.diff(r, { exists: true, sha256: 'f'.repeat(64) }, none);
+  assert.equal(edited.kind, 'update');
+  assert.match(edited.why ?? '', /edited by hand/);
+  assert.equal(unitDriver.diff(r, { exists: true, sha256: r.sha256 }, none).kind, 'unchanged');
+});
+
+test('DECL-03 service: started when not running; restarted when what it reads changes in this run or since it started; else unchanged', () => {
+  const r = pick('service');
+  const running = { enabled: true, active: true, canStart: true, startedWith: r.inputs };
+  assert.equal(serviceDriver.diff(r, running, none).kind, 'unchanged');
+  assert.equal(serviceDriver.diff(r, { ...running, active: false }, none).kind, 'create');
+  assert.equal(serviceDriver.diff(r, { ...running, enabled: false }, none).kind, 'create');
+  for (const key of ['proxy-settings', 'unit', 'program', 'group-membership:docker']) {
+    const changed = new Map<string, Action>([
+      [key, { kind: key === 'group-membership:docker' ? 'create' : 'replace', detail: '' }],
+    ]);
+    const restart = serviceDriver.diff(r, running, changed);
+    assert.equal(restart.kind, 'update', key);
+    assert.match(restart.detail, new RegExp(`restart .*${key}`), key);
+  }
+  const quiet = new Map<string, Action>([['unit', { kind: 'unchanged', detail: '' }]]);
+  assert.equal(serviceDriver.diff(r, running, quiet).kind, 'unchanged');
+  assert.equal(serviceDriver.diff(r, { ...running, startedWith: 'old' }, none).kind, 'update');
+  assert.equal(
+    serviceDriver.diff(r, { ...running, startedWith: undefined }, none).kind,
+    'unchanged',
+  );
+  const offline = { ...running, canStart: false, enabled: false };
+  assert.match(serviceDriver.diff(r, offline, none).detail, /^enable .*not started/);
+});
+
+test('HOST-07 network: Docker silent → skip (status says why); absent → create; there → unchanged', () => {
+  const r = pick('network');
+  const silent = networkDriver.diff(r, { exists: false, reachable: false, labelled: false }, none);
+  assert.equal(silent.kind, 'skip');
+  assert.match(silent.why ?? '', /Docker does not answer/);
+  assert.equal(
+    networkDriver.diff(r, { exists: false, reachable: true, labelled: false }, none).kind,
+    'create',
+  );
+  assert.equal(
+    networkDriver.diff(r, { exists: true, reachable: true, labelled: false }, none).kind,
+    'unchanged',
+  );
+});
+
+test('HOST-08 node half: a new host → create; the child plans nothing → unchanged; else its changes, listed', () => {
+  const r = pick('node');
+  assert.equal(nodeHalfDriver.diff(r, { planned: undefined }, none).kind, 'create');
+  const quiet = [
+    { kind: 'unchanged', detail: 'a' },
+    { kind: 'skip', detail: 'b' },
+  ] as Action[];
+  assert.equal(nodeHalfDriver.diff(r, { planned: quiet }, none).kind, 'unchanged');
+  const busy = nodeHalfDriver.diff(
+    r,
+    { planned: [...quiet, { kind: 'create', detail: 'network x' }] },
+    none,
+  );
+  assert.equal(busy.kind, 'update');
+  assert.equal(busy.detail, 'create network x');
+});
