@@ -6,6 +6,7 @@
 // zod-validated on every read; a journal of format 1 (before #10) is migrated when read.
 import * as z from 'zod';
 import { OacError } from '../src/errors.ts';
+import { hint, message } from '../src/messages.ts';
 import { parseJsonWith } from '../src/json-file.ts';
 import { readdir } from '../src/host/dir.ts';
 import type { Host } from '../src/host/host.ts';
@@ -63,10 +64,9 @@ async function loadJournal(
   const current = parseJsonWith(raw, journalSchema);
   const data = current ?? migrateFormat1(raw, journalSchema);
   if (data === undefined || data.installation_id !== id) {
-    throw new OacError(
-      'journal_damaged',
-      `The record ${host.path(path)} is damaged or of an unknown format; move it aside and run the command again`,
-    );
+    throw new OacError('journal_damaged', message('journal_damaged', { path: host.path(path) }), {
+      hint: hint('journal_damaged'),
+    });
   }
   return { data, migrated: current === undefined };
 }

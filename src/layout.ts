@@ -4,6 +4,7 @@
 // node's directories. An ID such as `..` never reaches a path: `/usr/local/lib/oac-node/..`
 // once passed as "this installation's program directory" and was removed recursively (#10).
 import { UsageError } from './errors.ts';
+import { message } from './messages.ts';
 
 declare const installationIdBrand: unique symbol;
 /** An installation ID that passed SEC-10's rule; only parseInstallationId makes one. */
@@ -13,9 +14,6 @@ export type InstallationId = string & { readonly [installationIdBrand]: true };
 // of [A-Za-z0-9._-]: no `/`, no space, nothing systemd's `%` specifiers or a shell would read.
 const INSTALLATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export const INSTALLATION_ID_RULE =
-  "--installation-id must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-', starting with a letter or digit";
-
 export function isInstallationId(value: unknown): value is InstallationId {
   return typeof value === 'string' && INSTALLATION_ID.test(value);
 }
@@ -23,7 +21,7 @@ export function isInstallationId(value: unknown): value is InstallationId {
 /** The ID from the command line: refused with one line (exit 2) before anything touches the host. */
 export function parseInstallationId(value: unknown): InstallationId {
   if (value === undefined || value === '') throw new UsageError('--installation-id is required');
-  if (!isInstallationId(value)) throw new UsageError(INSTALLATION_ID_RULE);
+  if (!isInstallationId(value)) throw new UsageError(message('installation_id_invalid'));
   return value;
 }
 
@@ -61,6 +59,8 @@ export const STATE_FILES = {
   provider: 'provider.json',
   serving: 'serving.json',
   files: 'files',
+  /** Provider files of earlier generations, kept until Core no longer needs them. */
+  generations: 'generations',
 } as const;
 
 export interface Layout {

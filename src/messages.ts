@@ -273,6 +273,18 @@ export const MESSAGES = {
   download_url: {
     message: 'Cannot download from {what}',
   },
+  installation_id_invalid: {
+    message:
+      "--installation-id must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-', starting with a letter or digit",
+  },
+  journal_damaged: {
+    message: 'The record {path} is damaged or of an unknown format',
+    hint: "Move it aside and run the command again: without a record, uninstall removes only what it can prove is this installation's.",
+  },
+  not_a_directory: {
+    message: '{path} exists and is not a directory (a link or a file)',
+    hint: 'Move it aside and run the command again.',
+  },
   not_installed: {
     message: 'No node of installation {id} is recorded on this host',
     hint: 'Check the installation ID (sudo ls /etc/oac-node), or add the node with the install command.',

@@ -26,7 +26,7 @@ export async function releaseOldGenerations(
   client: CoreClient,
   log: (line: string) => void,
 ): Promise<void> {
-  const dir = join(stateDir, 'generations');
+  const dir = join(stateDir, STATE_FILES.generations);
   const serving = await loadProviderFile(join(stateDir, STATE_FILES.provider));
   const inUse = new Set(filesOf(serving));
   for (const name of await listDirectory(dir)) {

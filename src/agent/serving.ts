@@ -31,7 +31,7 @@ const paths = (stateDir: string) => ({
   serving: join(stateDir, STATE_FILES.serving),
   current: join(stateDir, STATE_FILES.provider),
   staged: join(stateDir, 'provider.next.json'),
-  generations: join(stateDir, 'generations'),
+  generations: join(stateDir, STATE_FILES.generations),
 });
 
 export async function loadServing(
@@ -76,9 +76,4 @@ export async function finishSwitch(stateDir: string, serving: Serving): Promise<
   if (providerFileDigest(file) === serving.provider_file_digest)
     await renameFile(p.staged, p.current);
   else await removeFile(p.staged); // staged but never pinned: the switch did not happen
-}
-
-/** The kept provider file of an older generation (released once Core no longer needs it). */
-export function generationFile(stateDir: string, generation: number): string {
-  return join(paths(stateDir).generations, `${generation}.json`);
 }

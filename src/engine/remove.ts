@@ -53,9 +53,12 @@ function decide(
   exists: boolean,
   options: RemoveOptions,
 ): Action {
-  const name = nameOf(r);
-  if (recorded === undefined)
+  const name = r.kind === 'account' ? `user ${r.name}` : nameOf(r);
+  if (recorded === undefined) {
+    const why = exists ? options.unrecordedReason?.(r) : undefined;
+    if (why !== undefined) return { kind: 'keep', detail: `${name} (${why})` };
     return { kind: 'skip', detail: `${name}: not made by this installation` };
+  }
   if (recorded === 'adopted')
     return { kind: 'keep', detail: `${name} (adopted: it was there before the installer)` };
   if (!exists) return { kind: 'skip', detail: `${name} absent` };

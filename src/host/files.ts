@@ -126,18 +126,6 @@ export async function copyFileAtomic(from: string, to: string, mode: number): Pr
   await writeFileAtomic(to, await readFile(from), mode);
 }
 
-/** Copies `from` to `to` (atomically, with `mode`) unless `to` already has the same bytes. */
-export async function copyIfDifferent(
-  from: string,
-  to: string,
-  mode: number,
-): Promise<'created' | 'updated' | 'unchanged'> {
-  const [want, have] = await Promise.all([sha256File(from), sha256FileIfExists(to)]);
-  if (want === have) return 'unchanged';
-  await writeFileAtomic(to, await readFile(from), mode);
-  return have === undefined ? 'created' : 'updated';
-}
-
 export async function removeFile(path: string): Promise<void> {
   await rm(path, { force: true });
 }

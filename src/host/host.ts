@@ -3,7 +3,7 @@
 // --root and useradd --prefix) so host tests run the real code on a scratch tree. Processes run
 // with a minimal environment: nothing of the caller's (a token, NODE_OPTIONS) leaks into them.
 import { constants } from 'node:fs';
-import { chown, lchown, open, rm, rmdir, unlink } from 'node:fs/promises';
+import { chown, lchown, open, rmdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { ensureDirectory, isCode, lstatIfExists, readIfExists, writeFileAtomic } from './files.ts';
@@ -90,13 +90,6 @@ export class Host {
     if (outcome === 'created' && owner !== undefined)
       await chown(this.path(hostPath), owner.uid, owner.gid);
     return outcome;
-  }
-
-  async remove(hostPath: string): Promise<boolean> {
-    const found = await this.lstat(hostPath);
-    if (found === undefined) return false;
-    await rm(this.path(hostPath), { recursive: true, force: true });
-    return true;
   }
 
   /** Unlinks a file (or a symlink itself), never a tree: false when it was not there. */

@@ -4,6 +4,7 @@
 // recurses as root: a tree the node can write is emptied as oac-node, and every directory
 // itself goes only once empty.
 import { OacError } from '../../errors.ts';
+import { hint, message } from '../../messages.ts';
 import { readPasswd } from '../../host/accounts.ts';
 import { NODE_USER } from '../../layout.ts';
 import type { Driver, DriverContext } from '../driver.ts';
@@ -30,10 +31,9 @@ export const directoryDriver: Driver<'directory', DirectoryActual> = {
         why: `${r.path} is gone`,
       };
     if (!a.isDirectory)
-      throw new OacError(
-        'not_a_directory',
-        `${r.path} exists and is not a directory (a link or a file); move it aside and run the command again`,
-      );
+      throw new OacError('not_a_directory', message('not_a_directory', { path: r.path }), {
+        hint: hint('not_a_directory'),
+      });
     return { kind: 'unchanged', detail: r.path };
   },
   async apply(r, _action, _actual, { host }) {
