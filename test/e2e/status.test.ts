@@ -43,7 +43,10 @@ test('issue #5 status: no drift after install; hand edits, a lost group and a sw
     const drift = await host.exec(status);
     assert.equal(drift.status, 1, drift.stdout);
     assert.match(drift.stdout, /unit .*: edited by hand/);
-    assert.match(drift.stdout, /membership oac-node in docker: oac-node is no longer in group docker/);
+    assert.match(
+      drift.stdout,
+      /membership oac-node in docker: oac-node is no longer in group docker/,
+    );
     assert.match(drift.stdout, /file .*oac-node: its SHA-256 is [0-9a-f]{64}, not the installed/);
     assert.match(drift.stdout, /^3 problems:$/m, drift.stdout);
     const drifted = (await json()).body.resources.filter((r) => r.state !== 'present');
