@@ -18,6 +18,22 @@ const coreOnly = [
 ];
 const product = ['src/**/*.ts', 'installer/**/*.ts', 'uninstaller/**/*.ts', 'records/**/*.ts'];
 
+// The import picture (docs/architecture.md): cli → installer/uninstaller → engine → host/net,
+// nothing upward, and the uninstaller never reaches into the installer (issue #10).
+const above = (...names) =>
+  names.map((name) => ({
+    group: [`**/${name}/**`],
+    message: `Nothing imports upward into ${name}/ (docs/architecture.md).`,
+  }));
+const layers = [
+  { files: ['installer/**/*.ts'], patterns: above('uninstaller', 'cli') },
+  { files: ['uninstaller/**/*.ts'], patterns: above('installer', 'cli') },
+  {
+    files: ['src/engine/**/*.ts', 'records/**/*.ts', 'src/agent/**/*.ts'],
+    patterns: above('installer', 'uninstaller', 'cli'),
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.release/', '.tmp/'] },
   ...tseslint.configs.recommended,
@@ -38,13 +54,38 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: [...hostOnly, ...netOnly, ...coreOnly] }],
     },
   },
+  ...layers.map(({ files, patterns }) => ({
+    files,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [...hostOnly, ...netOnly, ...coreOnly], patterns },
+      ],
+    },
+  })),
   {
     files: ['src/host/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [...netOnly, ...coreOnly] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...netOnly, ...coreOnly],
+          patterns: above('engine', 'agent', 'installer', 'uninstaller', 'cli'),
+        },
+      ],
+    },
   },
   {
     files: ['src/net/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [...hostOnly, ...coreOnly] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...hostOnly, ...coreOnly],
+          patterns: above('engine', 'agent', 'installer', 'uninstaller', 'cli'),
+        },
+      ],
+    },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'fixtures/release/**/*.ts'],
