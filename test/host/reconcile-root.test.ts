@@ -199,34 +199,28 @@ test('DECL-02 HOST-01 UNI-03 an existing account of the right shape is adopted, 
   );
 });
 
-test('HOST-01 another account named oac-node is refused and nothing changes', async () => {
-  const host = new Host(root);
-  await addSystemUser(host, {
-    name: 'oac-node',
-    uid: 4242,
-    home: '/home/oac-node',
-    shell: '/bin/bash',
-  });
+/** An account made by hand first; the run is refused with `code` and the tree stays as it was. */
+async function refusedWith(
+  account: { name: string; uid: number; home: string; shell: string },
+  code: string,
+) {
+  await addSystemUser(new Host(root), account);
   const before = treeOf(root);
-  await assert.rejects(
-    runRoot(),
-    (e: unknown) => e instanceof OacError && e.code === 'account_foreign',
-  );
+  await assert.rejects(runRoot(), (e: unknown) => e instanceof OacError && e.code === code);
   assert.deepEqual(treeOf(root), before);
-});
+}
 
-test('HOST-01 another account holding UID 65532 stops the run, changing nothing', async () => {
-  const host = new Host(root);
-  await addSystemUser(host, {
-    name: 'someone',
-    uid: 65532,
-    home: '/nonexistent',
-    shell: '/usr/sbin/nologin',
-  });
-  const before = treeOf(root);
-  await assert.rejects(runRoot(), (e: unknown) => e instanceof OacError && e.code === 'uid_taken');
-  assert.deepEqual(treeOf(root), before);
-});
+test('HOST-01 another account named oac-node is refused and nothing changes', () =>
+  refusedWith(
+    { name: 'oac-node', uid: 4242, home: '/home/oac-node', shell: '/bin/bash' },
+    'account_foreign',
+  ));
+
+test('HOST-01 another account holding UID 65532 stops the run, changing nothing', () =>
+  refusedWith(
+    { name: 'someone', uid: 65532, home: '/nonexistent', shell: '/usr/sbin/nologin' },
+    'uid_taken',
+  ));
 
 test('HOST-06 proxy settings: written 0600, replaced by other settings, removed by a run without a proxy', async () => {
   const envFile = join(root, names.envFile);
