@@ -6,7 +6,9 @@
 // cannot be told apart from ones that were there before, so they are kept, and the summary
 // says so.
 import type { Journal } from '../records/journal.ts';
-import { resourceShape } from '../src/engine/desired.ts';
+import { KEYS, resourceShape } from '../src/engine/desired.ts';
+import { accountDriver } from '../src/engine/drivers/account.ts';
+import { directoryDriver } from '../src/engine/drivers/directory.ts';
 import type { DriverContext } from '../src/engine/driver.ts';
 import { networkDriver } from '../src/engine/drivers/network.ts';
 import { fileDriver } from '../src/engine/drivers/file.ts';
@@ -14,9 +16,8 @@ import { unitDriver } from '../src/engine/drivers/unit.ts';
 import { readNodeIdentity } from '../src/engine/node-state.ts';
 import { nameOf, type Resource } from '../src/engine/resources.ts';
 import { unitRunsProgram } from '../src/engine/unit-file.ts';
-import { readPasswd } from '../src/host/accounts.ts';
 import type { Host } from '../src/host/host.ts';
-import { NODE_HOME, NODE_USER, type Layout } from '../src/layout.ts';
+import type { Layout } from '../src/layout.ts';
 
 async function isProvablyOurs(r: Resource, ctx: DriverContext): Promise<boolean> {
   const { layout } = ctx;
@@ -54,7 +55,8 @@ export async function provableOwnership(
   journal: Journal,
 ): Promise<string[]> {
   const ctx: DriverContext = { host, layout, journal, emit: () => undefined };
-  for (const r of resourceShape(layout, { provider: undefined, group: undefined })) {
+  const shape = resourceShape(layout, { provider: undefined, group: undefined });
+  for (const r of shape) {
     if (r.kind === 'node' || !(await isProvablyOurs(r, ctx))) continue;
     journal.remember(r.key, {
       kind: r.kind,
@@ -63,8 +65,14 @@ export async function provableOwnership(
       props: { proved: true },
     });
   }
-  const account = (await readPasswd(host)).some((u) => u.name === NODE_USER);
-  if (!account && (await host.lstat(NODE_HOME)) === undefined) return [];
+  // The account or its home still there: say why they stay (their drivers' probes tell).
+  const account = shape.find((r) => r.key === KEYS.account);
+  const home = shape.find((r) => r.key === KEYS.home);
+  const found =
+    (account?.kind === 'account' &&
+      accountDriver.exists(await accountDriver.probe(account, ctx))) ||
+    (home?.kind === 'directory' && directoryDriver.exists(await directoryDriver.probe(home, ctx)));
+  if (!found) return [];
   return [
     `no record of installation ${layout.id} was found, so only its provable resources were removed; the account oac-node, its home, its group memberships and any microsandbox store are kept: remove them yourself if nothing else uses them (sudo userdel -r oac-node)`,
   ];
