@@ -7,11 +7,13 @@ import { desired } from '../src/engine/desired.ts';
 import type { Emit } from '../src/engine/events.ts';
 import { readNodeIdentity } from '../src/engine/node-state.ts';
 import { reconcile } from '../src/engine/reconcile.ts';
+import { recordedResources } from '../src/engine/recorded.ts';
+import { removeAll } from '../src/engine/remove.ts';
 import type { RunReport } from '../src/engine/runner.ts';
 import { OacError } from '../src/errors.ts';
 import { sha256File } from '../src/host/files.ts';
 import { Host } from '../src/host/host.ts';
-import { layout } from '../src/layout.ts';
+import { NODE_HOME, layout } from '../src/layout.ts';
 import { hint, message } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import type { InstallContext, InstallOptions } from './context.ts';
@@ -35,7 +37,7 @@ export const INSTALL_PHASES = [
   { id: 'preflight', title: 'Check the host, Core and the release' },
   { id: 'account', title: 'Service account oac-node' },
   { id: 'group', title: 'Provider group' },
-  { id: 'home', title: 'Home /var/lib/oac-node' },
+  { id: 'home', title: `Home ${NODE_HOME}` },
   { id: 'program', title: 'Node program' },
   { id: 'prepare', title: 'Node files, Runtime image, network and registration (as oac-node)' },
   { id: 'proxy-settings', title: 'Proxy settings' },
@@ -58,41 +60,7 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
       token: req.token,
     };
     await preflight(ctx, await authFor(ctx));
-    const { configuration, providerGroup } = ctx;
-    if (configuration === undefined || providerGroup === undefined)
-      throw new Error('preflight learns the configuration and the provider group');
-    const resources = desired({
-      layout: names,
-      provider: configuration.provider,
-      group: providerGroup.name,
-      coreUrl: req.coreUrl,
-      checkpointRoot: req.checkpointRoot,
-      proxyEnv: req.proxyEnv,
-      program: { source: process.execPath, sha256: await sha256File(process.execPath) },
-    });
-    if (!req.dryRun)
-      await journal.setInputs({
-        provider: configuration.provider,
-        group: providerGroup.name,
-        checkpoint_root: req.checkpointRoot ?? null,
-      });
-    const node = {
-      coreUrl: req.coreUrl,
-      name: req.name,
-      token: req.token,
-      configuration,
-      providerGroup,
-      checkpointRoot: req.checkpointRoot,
-      proxyEnv: req.proxyEnv,
-    };
-    const report = await reconcile(
-      resources,
-      { host, layout: names, journal, emit, node },
-      {
-        dryRun: req.dryRun,
-        emit,
-      },
-    );
+    const report = await reconcileInstallation(ctx, req);
     if (req.dryRun) return { report };
     emit({
       type: 'step-start',
@@ -113,4 +81,39 @@ async function authFor(ctx: InstallContext): Promise<CoreAuth> {
   if (ctx.token === undefined)
     throw new OacError('token_missing', message('token_missing'), { hint: hint('token_missing') });
   return { kind: 'token', token: ctx.token };
+}
+
+/** The desired state from what preflight learned, reconciled with the host: first what the
+ *  journal records but is no longer wanted (a node that never registered, now for a Core of
+ *  another provider) is removed, as uninstall would; then every wanted resource, in order. */
+async function reconcileInstallation(ctx: InstallContext, req: InstallRequest): Promise<RunReport> {
+  const { host, layout: names, journal, emit, configuration, providerGroup } = ctx;
+  if (configuration === undefined || providerGroup === undefined)
+    throw new Error('preflight learns the configuration and the provider group');
+  const resources = desired({
+    layout: names,
+    provider: configuration.provider,
+    group: providerGroup.name,
+    coreUrl: req.coreUrl,
+    checkpointRoot: req.checkpointRoot,
+    proxyEnv: req.proxyEnv,
+    program: { source: process.execPath, sha256: await sha256File(process.execPath) },
+  });
+  if (!req.dryRun)
+    await journal.setInputs({
+      provider: configuration.provider,
+      group: providerGroup.name,
+      checkpoint_root: req.checkpointRoot ?? null,
+    });
+  const node = { ...req, configuration, providerGroup };
+  const driverCtx = { host, layout: names, journal, emit, node };
+  const wanted = new Set(resources.map((r) => r.key));
+  const stale = recordedResources(names, journal.snapshot).filter((r) => !wanted.has(r.key));
+  const options = { dryRun: req.dryRun, emit };
+  const removed = await removeAll(stale, driverCtx, { ...options, keepReason: () => undefined });
+  const reconciled = await reconcile(resources, driverCtx, options);
+  return {
+    steps: [...removed.steps, ...reconciled.steps],
+    changed: removed.changed || reconciled.changed,
+  };
 }

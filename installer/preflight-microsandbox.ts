@@ -6,7 +6,15 @@ import { hostCapacity } from '../src/host/probe.ts';
 import { fetchManifest } from '../src/agent/node-files.ts';
 import type { ReleaseManifest } from '../src/net/release-manifest.ts';
 import { isRegistered } from '../src/agent/identity-store.ts';
-import { GLIBC_LOADER, KVM_DEVICE, NODE_UID, RUNTIME_HOME, STORE_DIR } from '../src/layout.ts';
+import {
+  GLIBC_LOADER,
+  KVM_DEVICE,
+  NODE_HOME,
+  NODE_UID,
+  PROVIDER_GROUPS,
+  RUNTIME_HOME,
+  STORE_DIR,
+} from '../src/layout.ts';
 import type { InstallContext } from './context.ts';
 import { checkCapacity, checkDisk, fail, type SandboxNeed } from './preflight-checks.ts';
 import { readNodeIdentity } from '../src/engine/node-state.ts';
@@ -30,7 +38,7 @@ async function checkKvm(ctx: InstallContext): Promise<void> {
   const usable =
     kvm !== undefined &&
     kvm.isCharacterDevice() &&
-    group?.name === 'kvm' &&
+    group?.name === PROVIDER_GROUPS.microsandbox &&
     (kvm.mode & 0o060) === 0o060;
   if (!usable || group === undefined) fail('kvm_unavailable');
   ctx.providerGroup = { name: group.name, gid: group.gid, path: KVM_DEVICE };
@@ -52,15 +60,17 @@ async function checkCheckpointRoot(ctx: InstallContext): Promise<void> {
   if (wanted === undefined) return;
   const found = await ctx.host.lstat(wanted);
   const problem =
-    found === undefined
-      ? 'does not exist'
-      : !found.isDirectory()
-        ? 'is not a directory (a symlink is not followed)'
-        : found.uid !== NODE_UID
-          ? `is owned by UID ${found.uid}, not oac-node (${NODE_UID})`
-          : (found.mode & 0o007) !== 0
-            ? `is open to others (mode ${(found.mode & 0o777).toString(8).padStart(4, '0')})`
-            : undefined;
+    wanted === NODE_HOME || wanted.startsWith(`${NODE_HOME}/`)
+      ? `is inside ${NODE_HOME}, which uninstall removes`
+      : found === undefined
+        ? 'does not exist'
+        : !found.isDirectory()
+          ? 'is not a directory (a symlink is not followed)'
+          : found.uid !== NODE_UID
+            ? `is owned by UID ${found.uid}, not oac-node (${NODE_UID})`
+            : (found.mode & 0o007) !== 0
+              ? `is open to others (mode ${(found.mode & 0o777).toString(8).padStart(4, '0')})`
+              : undefined;
   if (problem !== undefined) fail('checkpoint_root_invalid', { path: wanted, problem });
 }
 

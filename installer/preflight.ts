@@ -11,7 +11,7 @@ import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { DockerApi, type DockerInfo } from '../src/net/docker-api.ts';
 import { fetchManifest, runtimeImageFile } from '../src/agent/node-files.ts';
-import { DOCKER_SOCKET } from '../src/layout.ts';
+import { DOCKER_SOCKET, PROVIDER_GROUPS } from '../src/layout.ts';
 import type { InstallContext } from './context.ts';
 import { checkCapacity, checkDisk, fail, type SandboxNeed } from './preflight-checks.ts';
 import { checkMicrosandbox } from './preflight-microsandbox.ts';
@@ -77,7 +77,7 @@ async function checkDocker(ctx: InstallContext, need: SandboxNeed): Promise<void
   if (socket === undefined || !socket.isSocket()) fail('docker_unavailable');
   const group = (await readGroups(ctx.host)).find((g) => g.gid === socket.gid);
   const mode = (socket.mode & 0o777).toString(8).padStart(4, '0');
-  if (group?.name !== 'docker' || (socket.mode & 0o777) !== 0o660) {
+  if (group?.name !== PROVIDER_GROUPS.docker || (socket.mode & 0o777) !== 0o660) {
     fail('docker_socket_mode', {
       socket: DOCKER_SOCKET,
       owner: `group ${group?.name ?? socket.gid}`,

@@ -51,7 +51,7 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   const recorded = await readJournal(host, id);
   if (recorded === undefined) return undefined;
   const names = layout(id);
-  const journal = await Journal.open(host, id, recorded.core_url);
+  const journal = Journal.of(host, id, recorded);
   const ctx: DriverContext = { host, layout: names, journal, emit: () => undefined };
   const resources: ResourceStatus[] = [];
   let service = { unit: names.unitName, enabled: false, active: false };

@@ -39,8 +39,7 @@ export function migrateFormat1<T>(raw: Buffer, schema: z.ZodType<T>): T | undefi
   for (const [key, r] of Object.entries(old.resources)) {
     const kind = KINDS[r.kind];
     if (kind === undefined || key === 'checkpoint-root') continue;
-    const props =
-      key === 'program' && typeof r.detail.sha256 === 'string' ? { sha256: r.detail.sha256 } : {};
+    const props = propsOf(key, r.detail);
     resources[key] = { kind, name: r.name, ownership: r.ownership, props };
   }
   const program = old.resources.program;
@@ -76,4 +75,12 @@ export function migrateFormat1<T>(raw: Buffer, schema: z.ZodType<T>): T | undefi
   };
   const parsed = schema.safeParse({ ...old, format: 2, inputs, resources });
   return parsed.success ? parsed.data : undefined;
+}
+
+/** What format 1 kept that still matters: the program's digest, and a store kept by a forced
+ *  uninstall whose removal Core has not confirmed (UNI-05). */
+function propsOf(key: string, detail: Record<string, string | number | boolean>) {
+  if (key === 'program' && typeof detail.sha256 === 'string') return { sha256: detail.sha256 };
+  if (key === 'store' && detail.kept_unconfirmed === true) return { kept_unconfirmed: true };
+  return {};
 }

@@ -85,7 +85,15 @@ export class Journal {
     private data: JournalData,
     /** Whether data differs from the file (a migrated or a new journal). */
     private dirty: boolean,
+    /** False for a journal held only for this run (uninstall without a record). */
+    private persist = true,
   ) {}
+
+  /** Keeps this journal in memory only: an uninstall without a record must not leave a
+   *  placeholder record behind if it is killed (it would count as another installation). */
+  inMemory(): void {
+    this.persist = false;
+  }
 
   static async open(
     host: Host,
@@ -108,6 +116,11 @@ export class Journal {
     return new Journal(host, id, data, false);
   }
 
+  /** A journal already read (status: read-only, never saved). */
+  static of(host: Host, id: InstallationId, data: JournalData): Journal {
+    return new Journal(host, id, structuredClone(data), false, false);
+  }
+
   get snapshot(): JournalData {
     return structuredClone(this.data);
   }
@@ -127,10 +140,11 @@ export class Journal {
     if (Object.keys(this.data.resources).length > 0) await this.save();
   }
 
-  /** Written before the creation it announces. */
+  /** Written before the creation it announces (also over an adopted resource that is gone:
+   *  what this run makes is ours). */
   async intend(key: string, kind: JournalResource['kind'], name: string): Promise<void> {
     const known = this.data.resources[key];
-    if (known !== undefined && known.ownership !== 'intended') return;
+    if (known?.ownership === 'owned' || known?.ownership === 'intended') return;
     await this.put(key, { kind, name, ownership: 'intended', props: known?.props ?? {} });
   }
 
@@ -160,6 +174,7 @@ export class Journal {
   }
 
   private async save(): Promise<void> {
+    if (!this.persist) return;
     crashPoint('before');
     this.data.updated_at = new Date().toISOString();
     await this.host.ensureDirectory(JOURNAL_DIR, 0o700);

@@ -31,6 +31,8 @@ export const NODE_UID = 65532;
 export const NODE_HOME = '/var/lib/oac-node';
 export const NOLOGIN = '/usr/sbin/nologin';
 
+/** The group the node joins for each provider (HOST-02): the one owning its endpoint. */
+export const PROVIDER_GROUPS = { docker: 'docker', microsandbox: 'kvm' } as const;
 /** Provider endpoints whose group the node joins (HOST-02). */
 export const DOCKER_SOCKET = '/var/run/docker.sock';
 export const KVM_DEVICE = '/dev/kvm';
@@ -75,7 +77,6 @@ export interface Layout {
   identityFile: string;
   providerFile: string;
   servingFile: string;
-  filesDir: string;
   network: string;
   store: string;
 }
@@ -96,7 +97,6 @@ export function layout(id: InstallationId): Layout {
     identityFile: `${stateDir}/${STATE_FILES.identity}`,
     providerFile: `${stateDir}/${STATE_FILES.provider}`,
     servingFile: `${stateDir}/${STATE_FILES.serving}`,
-    filesDir: `${stateDir}/${STATE_FILES.files}`,
     network: `oac-node-${id}`,
     store: STORE_DIR,
   };

@@ -15,7 +15,15 @@ import type { Resource } from '../src/engine/resources.ts';
 import type { RunReport } from '../src/engine/runner.ts';
 import { OacError } from '../src/errors.ts';
 import { Host } from '../src/host/host.ts';
-import { JOURNAL_DIR, STORE_DIR, layout, type InstallationId, type Layout } from '../src/layout.ts';
+import { forgetUnit } from '../src/host/systemd.ts';
+import {
+  JOURNAL_DIR,
+  PROVIDER_GROUPS,
+  STORE_DIR,
+  layout,
+  type InstallationId,
+  type Layout,
+} from '../src/layout.ts';
 import { hint, message } from '../src/messages.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { CoreError } from '../src/net/core-errors.ts';
@@ -32,8 +40,7 @@ export interface UninstallRequest {
 /** What every installation on the host shares: they stay while another installation remains. */
 const SHARED = new Set<string>([
   KEYS.account,
-  KEYS.membership('docker'),
-  KEYS.membership('kvm'),
+  ...Object.values(PROVIDER_GROUPS).map((group: string) => KEYS.membership(group)),
   KEYS.home,
   KEYS.programRoot,
   ...KEYS.nodeDirs,
@@ -54,12 +61,15 @@ export async function uninstall(
     const asked = req.force ? 'not asked' : await askCore(host, names);
     const journal = await Journal.open(host, names.id, mine?.core_url ?? 'http://127.0.0.1');
     const kept: string[] = [];
-    if (mine === undefined) kept.push(...(await provableOwnership(host, names, journal)));
+    if (mine === undefined) {
+      journal.inMemory();
+      kept.push(...(await provableOwnership(host, names, journal)));
+    }
     // Without a record, the whole shape is walked: what is proved ours goes, the account and
     // its home are named as kept, the rest is passed over.
     const resources =
       mine === undefined
-        ? resourceShape(names, { provider: undefined, group: undefined })
+        ? resourceShape(names, { provider: undefined, groups: undefined })
         : recordedResources(names, journal.snapshot);
     const ctx = { host, layout: names, journal, emit };
     // UNI-05: Core confirmed now, or the node never registered and no earlier forced run left
@@ -110,6 +120,8 @@ async function finish(host: Host, names: Layout, journal: Journal, storeStays: b
     });
     return;
   }
+  // A run killed between removing the unit file and reloading systemd left it loaded.
+  await forgetUnit(host, names.unitName);
   await host.unlinkFile(names.journal);
   await host.removeEmptyDirectory(JOURNAL_DIR);
 }

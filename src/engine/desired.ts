@@ -13,6 +13,7 @@ import {
   NETWORK_LABEL,
   NOLOGIN,
   PROGRAM_ROOT,
+  PROVIDER_GROUPS,
   type Layout,
 } from '../layout.ts';
 import type { Resource, ServiceResource } from './resources.ts';
@@ -23,8 +24,8 @@ export type Provider = 'docker' | 'microsandbox';
 export interface Shape {
   /** Undefined when not known (uninstall without a record): both providers' resources. */
   provider: Provider | undefined;
-  /** The provider group the node joined (docker or kvm); undefined: not known. */
-  group: string | undefined;
+  /** The provider groups the node joined; undefined: not known (every provider's). */
+  groups: string[] | undefined;
 }
 
 export interface DesiredInputs {
@@ -60,7 +61,7 @@ export const KEYS = {
 /** Every resource of an installation, in the order install applies them (uninstall reverses
  *  it), with identities and no content. */
 export function resourceShape(layout: Layout, shape: Shape): Resource[] {
-  const groups = shape.group !== undefined ? [shape.group] : ['docker', 'kvm'];
+  const groups = shape.groups ?? Object.values(PROVIDER_GROUPS);
   const docker = shape.provider !== 'microsandbox';
   const microsandbox = shape.provider !== 'docker';
   const list: Resource[] = [
@@ -166,7 +167,7 @@ export function desired(inputs: DesiredInputs): Resource[] {
     env: env === undefined ? null : sha256(env),
     program: inputs.program.sha256,
   };
-  return resourceShape(layout, { provider: inputs.provider, group: inputs.group }).map((r) => {
+  return resourceShape(layout, { provider: inputs.provider, groups: [inputs.group] }).map((r) => {
     if (r.key === KEYS.program && r.kind === 'file')
       return { ...r, sha256: digests.program, copyFrom: inputs.program.source };
     if (r.key === KEYS.envFile && r.kind === 'file')

@@ -19,6 +19,8 @@ import {
 import { changes, outcomeWithoutApply, type Action, type StepResult } from './step.ts';
 import type { Ownership } from '../../records/journal.ts';
 import type { RunReport, StepReport } from './runner.ts';
+import { isProvablyOurs } from './provable.ts';
+import { RESTART_OWED } from './drivers/service.ts';
 
 export interface ReconcileOptions {
   dryRun: boolean;
@@ -45,27 +47,32 @@ export async function reconcile(
       const driver = driverOf(r.kind);
       const actual = await driver.probe(r, ctx);
       const exists = driver.exists(actual);
-      const recorded = ctx.journal.get(r.key)?.ownership;
+      let recorded = ctx.journal.get(r.key)?.ownership;
       let action = driver.diff(r, actual, planned);
-      // Found, and no run of ours announced it: the host had it before us.
-      if (action.kind === 'unchanged' && exists && recorded === undefined && r.kind !== 'node')
-        action = { ...action, kind: 'adopt', detail: `adopt existing ${action.detail}` };
+      if (exists && recorded === undefined && r.kind !== 'node') {
+        // Found, and no run of ours announced it: the host had it before us, unless it is
+        // provably this installation's (a rerun after its journal was lost).
+        if (await isProvablyOurs(r, ctx)) recorded = 'owned';
+        else if (action.kind === 'unchanged')
+          action = { ...action, kind: 'adopt', detail: `adopt existing ${action.detail}` };
+      }
       planned.set(r.key, action);
       options.emit({ type: 'step-plan', step: r.key, action });
       const report: StepReport = { step: r.key, action };
       reports.push(report);
       if (options.dryRun) return undefined;
-      if (action.kind === 'create' && madeByNode(r)) {
+      if (changes(action) && r.kind !== 'node') await markRestartPending(r, resources, ctx);
+      if (action.kind === 'create' && r.kind !== 'node')
         await ctx.journal.intend(r.key, r.kind, nameOf(r));
+      if (action.kind === 'create' && madeByNode(r)) {
         awaitingNode.push(r);
         return undefined;
       }
-      if (action.kind === 'create' && r.kind !== 'node')
-        await ctx.journal.intend(r.key, r.kind, nameOf(r));
       const result =
         outcomeWithoutApply(action) ?? (await applyWith(driver.apply, r, action, actual, ctx));
-      if (r.kind === 'node') await recordNodeMade(awaitingNode.splice(0), ctx, options.emit);
-      else if (result.outcome === 'removed') await ctx.journal.forget(r.key);
+      if (r.kind === 'node') await recordNodeMade(awaitingNode.splice(0), ctx);
+      else if (result.outcome === 'removed' || isStaleSkip(r, action, recorded))
+        await ctx.journal.forget(r.key);
       else if (action.kind !== 'skip') await record(r, ownershipAfter(recorded, exists), ctx);
       report.result = result;
       return result;
@@ -108,12 +115,32 @@ async function applyWith(
   return (apply as (...args: unknown[]) => Promise<StepResult>)(r, action, actual, ctx);
 }
 
-/** Recorded: `owned` when a run of this installation announced it (intended) or made it now
- *  (it was absent at the probe), `adopted` when it was there before any of our runs. */
+/** Recorded: `owned` when this run made it (it was absent at the probe, even if an earlier
+ *  one was adopted) or a run of this installation announced it (intended), `adopted` when it
+ *  was there before any of our runs. */
 function ownershipAfter(recorded: Ownership | undefined, existedBefore: boolean): Ownership {
-  if (recorded === 'owned' || recorded === 'adopted') return recorded;
-  if (recorded === 'intended') return 'owned';
-  return existedBefore ? 'adopted' : 'owned';
+  if (!existedBefore || recorded === 'intended') return 'owned';
+  return recorded ?? 'adopted';
+}
+
+/** An env file wanted absent and already gone, still recorded: a run killed between removing
+ *  it and forgetting it. */
+function isStaleSkip(r: Resource, action: Action, recorded: Ownership | undefined): boolean {
+  return action.kind === 'skip' && recorded !== undefined && r.kind === 'file' && r.sha256 === null;
+}
+
+/** DECL-03, crash-safe: before a resource the service reads changes, the service's record says
+ *  a restart is owed, so a run killed between the change and the restart still restarts it. */
+async function markRestartPending(r: Resource, all: Resource[], ctx: DriverContext): Promise<void> {
+  for (const service of all) {
+    if (service.kind !== 'service' || !service.reads.includes(r.key)) continue;
+    const entry = ctx.journal.get(service.key);
+    if (entry === undefined || entry.props.inputs === RESTART_OWED) continue;
+    await ctx.journal.record(service.key, {
+      ...entry,
+      props: { ...entry.props, inputs: RESTART_OWED },
+    });
+  }
 }
 
 async function record(r: Resource, ownership: Ownership, ctx: DriverContext): Promise<void> {
@@ -128,14 +155,11 @@ async function record(r: Resource, ownership: Ownership, ctx: DriverContext): Pr
 
 /** After the node half ran: what it was to make and now exists is ours; what it did not make
  *  is not recorded. */
-async function recordNodeMade(made: Resource[], ctx: DriverContext, emit: Emit): Promise<void> {
+async function recordNodeMade(made: Resource[], ctx: DriverContext): Promise<void> {
+  // The child reported each of these as its own step; root only records what it now finds.
   for (const r of made) {
     const driver = driverOf(r.kind);
-    if (!driver.exists(await driver.probe(r, ctx))) {
-      await ctx.journal.forget(r.key);
-      continue;
-    }
-    await record(r, 'owned', ctx);
-    emit({ type: 'step-done', step: r.key, result: { outcome: 'created', detail: nameOf(r) } });
+    if (driver.exists(await driver.probe(r, ctx))) await record(r, 'owned', ctx);
+    else await ctx.journal.forget(r.key);
   }
 }

@@ -3,14 +3,18 @@
 // (digests, modes). Status diffs these against the host; uninstall removes them.
 import type { JournalData } from '../../records/journal.ts';
 import type { Layout } from '../layout.ts';
-import { resourceShape } from './desired.ts';
+import { KEYS, resourceShape } from './desired.ts';
 import type { Resource } from './resources.ts';
 
+const MEMBERSHIP_PREFIX = KEYS.membership('');
+
 export function recordedResources(layout: Layout, journal: JournalData): Resource[] {
-  const shape = resourceShape(layout, {
-    provider: journal.inputs.provider ?? undefined,
-    group: journal.inputs.group ?? undefined,
-  });
+  // Every provider's shape, not the latest inputs': a resource recorded under other inputs (a
+  // never-registered node whose Core switched provider) is still listed, so it can be removed.
+  const groups = Object.keys(journal.resources).flatMap((key) =>
+    key.startsWith(MEMBERSHIP_PREFIX) ? [key.slice(MEMBERSHIP_PREFIX.length)] : [],
+  );
+  const shape = resourceShape(layout, { provider: undefined, groups });
   return shape.flatMap((r): Resource[] => {
     const entry = journal.resources[r.key];
     if (entry === undefined) return [];

@@ -1,6 +1,7 @@
-// The step model (DESIGN.md "Shape"): each step probes the host, plans purely from what it
-// found, and applies the plan, answering one word of a fixed vocabulary that the UI, --json and
-// the journal all use (STYLE.md point 4). Uninstall is the same engine with less wanted.
+// The action and outcome vocabulary (STYLE.md point 4) that the UI, --json and the journal all
+// use, and the step shape of the node half (`oac-node _prepare`, src/agent/prepare*.ts): each
+// step probes, plans purely from what it found, and applies the plan. Root's resources use the
+// same vocabulary through their drivers (src/engine/driver.ts).
 
 export const OUTCOMES = [
   'created',
@@ -15,8 +16,17 @@ export const OUTCOMES = [
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** What a step would do: the line `--dry-run` prints for it. */
-export type ActionKind =
-  'create' | 'adopt' | 'update' | 'replace' | 'unchanged' | 'remove' | 'keep' | 'skip';
+export const ACTION_KINDS = [
+  'create',
+  'adopt',
+  'update',
+  'replace',
+  'unchanged',
+  'remove',
+  'keep',
+  'skip',
+] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
 
 export interface Action {
   kind: ActionKind;

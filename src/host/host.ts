@@ -116,6 +116,44 @@ export class Host {
     }
   }
 
+  /** Reads a file of the node account's (its state): not through a link at the last component,
+   *  and only a regular file that `uid` owns with one link. A link higher up the path, which
+   *  the account can plant, can then lead only to a file the account could read anyway. */
+  async readOwnedBy(hostPath: string, uid: number): Promise<Buffer | undefined> {
+    let handle;
+    try {
+      handle = await open(this.path(hostPath), constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (error) {
+      if (isCode(error, 'ENOENT') || isCode(error, 'ELOOP')) return undefined;
+      throw error;
+    }
+    try {
+      const st = await handle.stat();
+      if (!st.isFile() || st.uid !== uid || st.nlink !== 1) return undefined;
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Sets a root-made directory's owner and mode (drift repaired), without following a link. */
+  async setDirectoryOwnerAndMode(
+    hostPath: string,
+    mode: number,
+    owner: { uid: number; gid: number },
+  ): Promise<void> {
+    const handle = await open(
+      this.path(hostPath),
+      constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW,
+    );
+    try {
+      await handle.chown(owner.uid, owner.gid);
+      await handle.chmod(mode);
+    } finally {
+      await handle.close();
+    }
+  }
+
   /** Reads a file without following a symlink at its last component (SEC-02). */
   async readNoFollow(hostPath: string): Promise<Buffer | undefined> {
     let handle;

@@ -29,3 +29,21 @@ export async function isActive(host: Host, unit: string): Promise<boolean> {
   if (!(await canStartUnits(host))) return false;
   return (await systemctl(host, ['is-active', '--quiet', unit])).exitCode === 0;
 }
+
+/** Whether systemd runs an older copy of the unit file than the one on disk (a run killed
+ *  between writing the unit and `daemon-reload`). */
+export async function needsDaemonReload(host: Host, unit: string): Promise<boolean> {
+  if (!(await canStartUnits(host))) return false;
+  const r = await systemctl(host, ['show', '--property=NeedDaemonReload', '--value', unit]);
+  return r.stdout.trim() === 'yes';
+}
+
+/** Makes systemd forget a unit whose file is gone: reloaded, and its failed state reset, so no
+ *  state of it is listed (DECL-04). Nothing to do when systemd lists no such unit. */
+export async function forgetUnit(host: Host, unit: string): Promise<void> {
+  if (!(await canStartUnits(host))) return;
+  const listed = await systemctl(host, ['list-units', '--all', '--plain', '--no-legend', unit]);
+  if (listed.stdout.trim() === '') return;
+  await systemctl(host, ['daemon-reload']);
+  await systemctl(host, ['reset-failed', unit]);
+}

@@ -343,3 +343,42 @@ test('DECL-02 a journal of format 1 (written before #10) is migrated: uninstall 
     changed: [],
   });
 });
+
+test('DECL-02 an adopted membership that disappears and is re-added by a run is ours from then on', async () => {
+  await addSystemUser(new Host(root), {
+    name: 'oac-node',
+    uid: 65532,
+    home: '/var/lib/oac-node',
+    shell: '/usr/sbin/nologin',
+  });
+  execFileSync('usermod', ['--prefix', root, '--append', '--groups', 'docker', 'oac-node']);
+  const first = await runRoot();
+  assert.equal(first.journal.resources['group-membership:docker']?.ownership, 'adopted');
+  execFileSync('gpasswd', ['-Q', root, '-d', 'oac-node', 'docker']);
+  const second = await runRoot();
+  assert.equal(second.outcomes['group-membership:docker'], 'created');
+  assert.equal(second.journal.resources['group-membership:docker']?.ownership, 'owned');
+});
+
+test("DECL-02 a rerun after the journal was lost records what is provably this installation's as owned, the rest as adopted", async () => {
+  await runRoot();
+  rmSync(join(root, names.journal));
+  const { journal } = await runRoot();
+  for (const key of ['program', 'directory:program', 'directory:program-root', 'unit', 'service'])
+    assert.equal(journal.resources[key]?.ownership, 'owned', key);
+  for (const key of ['account:oac-node', 'directory:home', 'group-membership:docker'])
+    assert.equal(journal.resources[key]?.ownership, 'adopted', key);
+});
+
+test('HOST-06 an env file removed by a killed run but still recorded is forgotten by the next run', async () => {
+  await runRoot({ http_proxy: 'http://proxy.test:3128' });
+  rmSync(join(root, names.envFile)); // removed; the run died before forgetting it
+  const { outcomes, journal } = await runRoot();
+  assert.equal(outcomes['proxy-settings'], 'skipped');
+  assert.equal(journal.resources['proxy-settings'], undefined);
+  const status = await nodeStatus(new Host(root), ID);
+  assert.deepEqual(
+    status?.resources.filter((r) => r.state !== 'present'),
+    [],
+  );
+});

@@ -47,7 +47,7 @@ test('DECL-01 golden: a microsandbox node wants the kvm group and the store inst
 });
 
 test('DECL-01 the shape without a provider (uninstall without a record) holds both providers', () => {
-  const keys = resourceShape(names, { provider: undefined, group: undefined }).map((r) => r.key);
+  const keys = resourceShape(names, { provider: undefined, groups: undefined }).map((r) => r.key);
   for (const key of ['network', 'store', 'group-membership:docker', 'group-membership:kvm'])
     assert.ok(keys.includes(key), key);
 });

@@ -9,7 +9,9 @@ import { fileDriver } from '../../src/engine/drivers/file.ts';
 import { membershipDriver } from '../../src/engine/drivers/membership.ts';
 import { networkDriver } from '../../src/engine/drivers/network.ts';
 import { nodeHalfDriver } from '../../src/engine/drivers/node-half.ts';
-import { serviceDriver } from '../../src/engine/drivers/service.ts';
+import { RESTART_OWED, serviceDriver } from '../../src/engine/drivers/service.ts';
+import { migrateFormat1 } from '../../records/journal-format1.ts';
+import * as z from 'zod';
 import { unitDriver } from '../../src/engine/drivers/unit.ts';
 import type { Kind, ResourceOf } from '../../src/engine/resources.ts';
 import type { Action } from '../../src/engine/step.ts';
@@ -161,4 +163,93 @@ test('HOST-08 node half: a new host → create; the child plans nothing → unch
   );
   assert.equal(busy.kind, 'update');
   assert.equal(busy.detail, 'create network x');
+});
+
+test('DECL-03 service: a restart owed by a killed run is done; an active service someone disabled is enabled, and restarted when owed', () => {
+  const r = pick('service');
+  const running = { enabled: true, active: true, canStart: true, startedWith: r.inputs };
+  const owed = serviceDriver.diff(r, { ...running, startedWith: RESTART_OWED }, none);
+  assert.equal(owed.kind, 'update');
+  assert.match(owed.detail, /^restart /);
+  const disabled = serviceDriver.diff(r, { ...running, enabled: false }, none);
+  assert.equal(disabled.kind, 'create');
+  assert.match(disabled.detail, /^enable /);
+  const both = serviceDriver.diff(
+    r,
+    { ...running, enabled: false, startedWith: RESTART_OWED },
+    none,
+  );
+  assert.equal(both.kind, 'update', 'restarted (and enabled by the update)');
+});
+
+test('HOST-03 DECL-03 unit: a copy systemd has not reloaded, or an owner or mode changed, is rewritten', () => {
+  const r = pick('unit');
+  const same = { exists: true, sha256: r.sha256, rootOnly: true, stale: false };
+  assert.equal(unitDriver.diff(r, same, none).kind, 'unchanged');
+  assert.match(unitDriver.diff(r, { ...same, stale: true }, none).why ?? '', /daemon-reload/);
+  assert.equal(unitDriver.diff(r, { ...same, stale: true }, none).kind, 'update');
+  assert.equal(unitDriver.diff(r, { ...same, rootOnly: false }, none).kind, 'update');
+});
+
+test("SEC-02 a program directory another account owns or can write is drift, repaired; the home is the node's", () => {
+  const dir = pick('directory', 'directory:program');
+  const ok = { exists: true, isDirectory: true, uid: 0, mode: 0o755 };
+  assert.equal(directoryDriver.diff(dir, ok, none).kind, 'unchanged');
+  assert.equal(directoryDriver.diff(dir, { ...ok, uid: 65532 }, none).kind, 'update');
+  assert.equal(directoryDriver.diff(dir, { ...ok, mode: 0o777 }, none).kind, 'update');
+  const home = pick('directory', 'directory:home');
+  assert.equal(
+    directoryDriver.diff(home, { ...ok, uid: 65532, mode: 0o750 }, none).kind,
+    'unchanged',
+  );
+});
+
+test('DECL-02 UNI-05 a format-1 journal migrates: kinds renamed, inputs derived, a store kept unconfirmed stays so', () => {
+  const v1 = {
+    format: 1,
+    installation_id: 'inst-1',
+    core_url: 'http://127.0.0.1:9',
+    created_at: 'x',
+    updated_at: 'x',
+    resources: {
+      'account:oac-node': { kind: 'account', name: 'oac-node', ownership: 'owned', detail: {} },
+      'group-membership:kvm': {
+        kind: 'group-membership',
+        name: 'kvm',
+        ownership: 'owned',
+        detail: {},
+      },
+      store: {
+        kind: 'directory',
+        name: '/var/lib/oac-node/.oac/m',
+        ownership: 'owned',
+        detail: { kept_unconfirmed: true },
+      },
+      'checkpoint-root': {
+        kind: 'directory',
+        name: '/srv/ckpt',
+        ownership: 'adopted',
+        detail: { shared: true },
+      },
+      unit: {
+        kind: 'unit',
+        name: '/etc/systemd/system/oac-node-inst-1.service',
+        ownership: 'owned',
+        detail: {},
+      },
+    },
+  };
+  const v2 = migrateFormat1(Buffer.from(JSON.stringify(v1)), z.unknown()) as {
+    inputs: unknown;
+    resources: Record<string, { kind: string; props: Record<string, unknown> }>;
+  };
+  assert.deepEqual(v2.inputs, {
+    provider: 'microsandbox',
+    group: 'kvm',
+    checkpoint_root: '/srv/ckpt',
+  });
+  assert.equal(v2.resources['group-membership:kvm']?.kind, 'membership');
+  assert.equal(v2.resources.store?.props.kept_unconfirmed, true);
+  assert.equal(v2.resources['checkpoint-root'], undefined, 'an input now, not a resource');
+  assert.equal(v2.resources.service?.kind, 'service', "the service takes the unit's ownership");
 });

@@ -2,10 +2,14 @@
 // root never walks or deletes within a tree that oac-node can write (SEC-02), where a process
 // of that account could swap a directory for a link between root's reads and its unlinks.
 import type { Host } from '../../host/host.ts';
-import { NODE_UID } from '../../layout.ts';
+import { readPasswd } from '../../host/accounts.ts';
+import { NODE_UID, NODE_USER } from '../../layout.ts';
 
 export async function runAsNode(host: Host, argv: string[]): Promise<{ ok: boolean; why: string }> {
-  const ids = ['--reuid', String(NODE_UID), '--regid', String(NODE_UID), '--clear-groups'];
+  // The account's own primary group (an adopted account may have another than its UID).
+  const user = (await readPasswd(host)).find((u) => u.name === NODE_USER);
+  const gid = user?.gid ?? NODE_UID;
+  const ids = ['--reuid', String(NODE_UID), '--regid', String(gid), '--clear-groups'];
   const r = await host.run('setpriv', [...ids, '--', ...argv], { newSession: true });
   return { ok: r.exitCode === 0, why: r.stderr.split('\n')[0] ?? '' };
 }

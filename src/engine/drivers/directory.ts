@@ -15,12 +15,20 @@ import { mustRunAsNode, runAsNode } from './as-node.ts';
 export interface DirectoryActual {
   exists: boolean;
   isDirectory: boolean;
+  uid?: number;
+  mode?: number;
 }
 
 export const directoryDriver: Driver<'directory', DirectoryActual> = {
   async probe(r, { host }) {
     const found = await host.lstat(r.path);
-    return { exists: found !== undefined, isDirectory: found?.isDirectory() ?? false };
+    if (found === undefined) return { exists: false, isDirectory: false };
+    return {
+      exists: true,
+      isDirectory: found.isDirectory(),
+      uid: found.uid,
+      mode: found.mode & 0o7777,
+    };
   },
   exists: (a) => a.exists,
   diff(r, a) {
@@ -34,9 +42,21 @@ export const directoryDriver: Driver<'directory', DirectoryActual> = {
       throw new OacError('not_a_directory', message('not_a_directory', { path: r.path }), {
         hint: hint('not_a_directory'),
       });
+    // Root writes into its own directories (the program's): one another account could write
+    // would let that account swap what root installs (SEC-02).
+    if (isRootsOwn(r) && (a.uid !== 0 || ((a.mode ?? 0) & 0o022) !== 0))
+      return {
+        kind: 'update',
+        detail: `set ${r.path} to root, ${octal(r.mode)}`,
+        why: `owner or mode changed (root, ${octal(r.mode)} expected)`,
+      };
     return { kind: 'unchanged', detail: r.path };
   },
-  async apply(r, _action, _actual, { host }) {
+  async apply(r, action, _actual, { host }) {
+    if (action.kind === 'update') {
+      await host.setDirectoryOwnerAndMode(r.path, r.mode, { uid: 0, gid: 0 });
+      return { outcome: 'updated', detail: r.path };
+    }
     const owner = r.ownedByNode ? await nodeIds(host) : undefined;
     await host.ensureDirectory(r.path, r.mode, owner);
     return { outcome: 'created', detail: r.path };
@@ -67,6 +87,10 @@ async function nodeIds(host: DriverContext['host']): Promise<{ uid: number; gid:
   const user = (await readPasswd(host)).find((u) => u.name === NODE_USER);
   if (user === undefined) throw new Error(`the account ${NODE_USER} is made before its home`);
   return { uid: user.uid, gid: user.gid };
+}
+
+function isRootsOwn(r: DirectoryResource): boolean {
+  return r.madeBy === 'root' && !r.ownedByNode;
 }
 
 function octal(mode: number): string {

@@ -1,4 +1,5 @@
-// HOST-08: everything but the account, the group, the program and the unit runs as oac-node,
+// HOST-08: everything but root's resources (account, group, home, program, env file, unit,
+// service) runs as oac-node,
 // in its own session without a terminal: `oac-node _prepare` started with setpriv (the node's
 // UID, its group and the provider group), its request (token included) on stdin. Its probe is
 // the same child in dry-run mode, so the plan (and a rerun's "unchanged") reflects each of the
@@ -13,7 +14,8 @@ import { DOCKER_SOCKET, NODE_HOME, NODE_UID, NODE_USER } from '../../layout.ts';
 import type { NodeConfiguration } from '../../net/core-schemas.ts';
 import type { Driver, DriverContext } from '../driver.ts';
 import type { EngineEvent } from '../events.ts';
-import { changes, type Action } from '../step.ts';
+import { ACTION_KINDS, OUTCOMES, changes, type Action } from '../step.ts';
+import * as z from 'zod';
 
 export interface NodeHalfInputs {
   coreUrl: string;
@@ -106,10 +108,44 @@ async function runChild(
   return events;
 }
 
+// The child runs as oac-node: what it prints is parsed with a schema before root passes it on
+// (SEC-04), bounded in length; anything else is dropped.
+const text = z.string().max(2000);
+const step = z.string().regex(/^[a-z0-9:._/-]{1,64}$/);
+const childEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('step-start'), step, title: text }),
+  z.object({
+    type: z.literal('step-plan'),
+    step,
+    action: z.object({ kind: z.enum(ACTION_KINDS), detail: text }),
+  }),
+  z.object({
+    type: z.literal('step-done'),
+    step,
+    result: z.object({ outcome: z.enum(OUTCOMES), detail: text }),
+  }),
+  z.object({
+    type: z.literal('step-failed'),
+    step,
+    code: z.string().regex(/^[a-z0-9_]{1,64}$/),
+    message: text,
+  }),
+  z.object({
+    type: z.literal('progress'),
+    step,
+    file: text,
+    received: z.number().nonnegative(),
+    total: z.number().nonnegative(),
+  }),
+  z.object({ type: z.literal('note'), step, message: text }),
+]);
+
 function parseEvents(stdout: string): EngineEvent[] {
   return stdout.split('\n').flatMap((line) => {
+    if (line.trim() === '') return [];
     try {
-      return line.trim() === '' ? [] : [JSON.parse(line) as EngineEvent];
+      const parsed = childEvent.safeParse(JSON.parse(line));
+      return parsed.success ? [parsed.data] : [];
     } catch {
       return [];
     }

@@ -11,7 +11,12 @@ import {
   systemctl,
 } from '../../host/systemd.ts';
 import type { Driver } from '../driver.ts';
-import { changes } from '../step.ts';
+import type { ServiceResource } from '../resources.ts';
+import { changes, type Action } from '../step.ts';
+
+/** Recorded in place of the digest just before a resource the service reads changes: a run
+ *  killed before the restart still owes it (src/engine/reconcile.ts). */
+export const RESTART_OWED = 'restart-owed';
 
 export interface ServiceActual {
   enabled: boolean;
@@ -37,23 +42,16 @@ export const serviceDriver: Driver<'service', ServiceActual> = {
       return a.enabled
         ? { kind: 'unchanged', detail: `${r.unit} enabled (not started: no running systemd here)` }
         : { kind: 'create', detail: `enable ${r.unit} (not started: no running systemd here)` };
-    if (!a.enabled || !a.active)
+    if (!a.active)
       return {
         kind: 'create',
         detail: `enable and start ${r.unit}`,
         why: `${r.unit} is ${a.enabled ? 'not running' : 'not enabled'}`,
       };
-    const changed = r.reads.filter((key) => {
-      const action = planned.get(key);
-      return action !== undefined && changes(action);
-    });
-    if (changed.length > 0)
-      return { kind: 'update', detail: `restart ${r.unit} (${changed.join(', ')} changed)` };
-    if (r.inputs !== undefined && a.startedWith !== undefined && a.startedWith !== r.inputs)
-      return {
-        kind: 'update',
-        detail: `restart ${r.unit} (it runs with an older unit, env file, program or group)`,
-      };
+    const restart = restartReason(r, a, planned);
+    if (restart !== undefined) return { kind: 'update', detail: `restart ${r.unit} (${restart})` };
+    if (!a.enabled)
+      return { kind: 'create', detail: `enable ${r.unit}`, why: `${r.unit} is not enabled` };
     return { kind: 'unchanged', detail: `${r.unit} enabled and running` };
   },
   async apply(r, action, a, { host }) {
@@ -62,6 +60,8 @@ export const serviceDriver: Driver<'service', ServiceActual> = {
       return { outcome: 'created', detail: `${r.unit} enabled` };
     }
     if (action.kind === 'update') {
+      // Enabled too: an active service someone disabled is restarted and enabled again.
+      await mustSystemctl(host, ['enable', r.unit]);
       await mustSystemctl(host, ['restart', r.unit]);
       return { outcome: 'updated', detail: `${r.unit} restarted` };
     }
@@ -75,3 +75,20 @@ export const serviceDriver: Driver<'service', ServiceActual> = {
     return { outcome: 'removed', detail: `${r.unit} stopped and disabled` };
   },
 };
+
+/** Why the running service must restart, or undefined. */
+function restartReason(
+  r: ServiceResource,
+  a: ServiceActual,
+  planned: ReadonlyMap<string, Action>,
+): string | undefined {
+  const changed = r.reads.filter((key) => {
+    const action = planned.get(key);
+    return action !== undefined && changes(action);
+  });
+  if (changed.length > 0) return `${changed.join(', ')} changed`;
+  if (a.startedWith === RESTART_OWED) return 'an earlier run changed what it reads';
+  if (r.inputs !== undefined && a.startedWith !== undefined && a.startedWith !== r.inputs)
+    return 'it runs with an older unit, env file, program or group';
+  return undefined;
+}

@@ -1,6 +1,6 @@
 // The service's unit file (HOST-03), root-owned 0644, compared by SHA-256 with what the
 // installer writes. Removal leaves systemd holding nothing of it (DECL-04).
-import { canStartUnits, mustSystemctl, systemctl } from '../../host/systemd.ts';
+import { canStartUnits, mustSystemctl, needsDaemonReload, systemctl } from '../../host/systemd.ts';
 import type { Driver } from '../driver.ts';
 import { sha256 } from '../desired.ts';
 
@@ -8,13 +8,20 @@ export interface UnitActual {
   exists: boolean;
   sha256?: string;
   text?: string;
+  /** systemd still runs an older copy (a run killed before its daemon-reload). */
+  stale?: boolean;
+  /** Root's and not writable by others (0644), as the installer writes it. */
+  rootOnly?: boolean;
 }
 
 export const unitDriver: Driver<'unit', UnitActual> = {
   async probe(r, { host }) {
     const raw = await host.readNoFollow(r.path).catch(() => undefined);
     if (raw === undefined) return { exists: (await host.lstat(r.path)) !== undefined };
-    return { exists: true, sha256: sha256(raw), text: raw.toString('utf8') };
+    const stale = await needsDaemonReload(host, r.unit);
+    const st = await host.lstat(r.path);
+    const rootOnly = st !== undefined && st.uid === 0 && (st.mode & 0o7777) === 0o644;
+    return { exists: true, sha256: sha256(raw), text: raw.toString('utf8'), stale, rootOnly };
   },
   exists: (a) => a.exists,
   diff(r, a) {
@@ -25,6 +32,18 @@ export const unitDriver: Driver<'unit', UnitActual> = {
         kind: 'update',
         detail: `rewrite ${r.path} (it differs)`,
         why: 'edited by hand (put overrides in a drop-in, systemctl edit)',
+      };
+    if (a.rootOnly === false)
+      return {
+        kind: 'update',
+        detail: `rewrite ${r.path} (owner or mode changed)`,
+        why: 'owner or mode changed (root, 0644 expected)',
+      };
+    if (a.stale === true)
+      return {
+        kind: 'update',
+        detail: `reload ${r.unit} (systemd runs an older copy)`,
+        why: 'systemd has not loaded the unit file on disk (systemctl daemon-reload)',
       };
     return { kind: 'unchanged', detail: r.path };
   },
