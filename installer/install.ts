@@ -13,7 +13,7 @@ import type { RunReport } from '../src/engine/runner.ts';
 import { OacError } from '../src/errors.ts';
 import { sha256File } from '../src/host/files.ts';
 import { Host } from '../src/host/host.ts';
-import { NODE_HOME, layout } from '../src/layout.ts';
+import { NODE_HOME, NODE_USER, layout } from '../src/layout.ts';
 import { hint, message } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import type { InstallContext, InstallOptions } from './context.ts';
@@ -35,7 +35,7 @@ export interface InstallResult {
 /** What a terminal shows, in order: preflight, each group of resources, the wait for Core. */
 export const INSTALL_PHASES = [
   { id: 'preflight', title: 'Check the host, Core and the release' },
-  { id: 'account', title: 'Service account oac-node' },
+  { id: 'account', title: `Service account ${NODE_USER}` },
   { id: 'group', title: 'Provider group' },
   { id: 'home', title: `Home ${NODE_HOME}` },
   { id: 'program', title: 'Node program' },

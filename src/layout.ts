@@ -60,6 +60,8 @@ export const STATE_FILES = {
   identity: 'identity.json',
   provider: 'provider.json',
   serving: 'serving.json',
+  /** A provider file staged for a switch of generation (src/agent/serving.ts). */
+  stagedProvider: 'provider.next.json',
   files: 'files',
   /** Provider files of earlier generations, kept until Core no longer needs them. */
   generations: 'generations',

@@ -9,7 +9,7 @@ import type { DriverContext } from '../src/engine/driver.ts';
 import { isProvablyOurs } from '../src/engine/provable.ts';
 import { nameOf } from '../src/engine/resources.ts';
 import type { Host } from '../src/host/host.ts';
-import type { Layout } from '../src/layout.ts';
+import { NODE_USER, type Layout } from '../src/layout.ts';
 
 /** Holds what is provably ours in the run's journal; returns the lines for what is kept. */
 export async function provableOwnership(
@@ -37,6 +37,6 @@ export async function provableOwnership(
     (home?.kind === 'directory' && directoryDriver.exists(await directoryDriver.probe(home, ctx)));
   if (!found) return [];
   return [
-    `no record of installation ${layout.id} was found, so only its provable resources were removed; the account oac-node, its home, its group memberships and any microsandbox store are kept: remove them yourself if nothing else uses them (sudo userdel -r oac-node)`,
+    `no record of installation ${layout.id} was found, so only its provable resources were removed; the account ${NODE_USER}, its home, its group memberships and any microsandbox store are kept: remove them yourself if nothing else uses them (sudo userdel -r ${NODE_USER})`,
   ];
 }

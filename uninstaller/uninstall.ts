@@ -18,6 +18,7 @@ import { Host } from '../src/host/host.ts';
 import { forgetUnit } from '../src/host/systemd.ts';
 import {
   JOURNAL_DIR,
+  NODE_USER,
   PROVIDER_GROUPS,
   STORE_DIR,
   layout,
@@ -127,7 +128,7 @@ async function finish(host: Host, names: Layout, journal: Journal, storeStays: b
 }
 
 function storeDeleteHint(host: Host): string {
-  return `microVMs may still use it; check sudo pgrep -u oac-node, then run sudo -u oac-node rm -rf ${host.path(STORE_DIR)} and the uninstall command again to remove the account`;
+  return `microVMs may still use it; check sudo pgrep -u ${NODE_USER}, then run sudo -u ${NODE_USER} rm -rf ${host.path(STORE_DIR)} and the uninstall command again to remove the account`;
 }
 
 /** UNI-01: Core, at the enrolled address, must no longer accept the node's credential. */

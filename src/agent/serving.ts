@@ -30,7 +30,7 @@ export type Serving = z.infer<typeof servingSchema>;
 const paths = (stateDir: string) => ({
   serving: join(stateDir, STATE_FILES.serving),
   current: join(stateDir, STATE_FILES.provider),
-  staged: join(stateDir, 'provider.next.json'),
+  staged: join(stateDir, STATE_FILES.stagedProvider),
   generations: join(stateDir, STATE_FILES.generations),
 });
 
