@@ -253,3 +253,12 @@ test('DECL-02 UNI-05 a format-1 journal migrates: kinds renamed, inputs derived,
   assert.equal(v2.resources['checkpoint-root'], undefined, 'an input now, not a resource');
   assert.equal(v2.resources.service?.kind, 'service', "the service takes the unit's ownership");
 });
+
+test("DECL-03 node half: when a new program is installed first, the old program's plan is not the one that runs", () => {
+  const r = pick('node');
+  const quiet = [{ kind: 'unchanged', detail: 'a' }] as Action[];
+  const replaced = new Map<string, Action>([['program', { kind: 'replace', detail: '' }]]);
+  const plan = nodeHalfDriver.diff(r, { planned: quiet }, replaced);
+  assert.equal(plan.kind, 'update');
+  assert.match(plan.detail, /new program/);
+});

@@ -12,6 +12,7 @@ import { readPasswd } from '../../host/accounts.ts';
 import { selfCommand } from '../../host/self.ts';
 import { DOCKER_SOCKET, NODE_HOME, NODE_UID, NODE_USER } from '../../layout.ts';
 import type { NodeConfiguration } from '../../net/core-schemas.ts';
+import { KEYS } from '../desired.ts';
 import type { Driver, DriverContext } from '../driver.ts';
 import type { EngineEvent } from '../events.ts';
 import { ACTION_KINDS, OUTCOMES, changes, type Action } from '../step.ts';
@@ -42,7 +43,15 @@ export const nodeHalfDriver: Driver<'node', NodeHalfActual> = {
     return { planned: events.flatMap((e) => (e.type === 'step-plan' ? [e.action] : [])) };
   },
   exists: () => true,
-  diff(_r, { planned }) {
+  diff(_r, { planned }, earlier) {
+    // A new program is installed first and prepares the node; the installed (older) program
+    // answered this probe, so its plan is not the one that will run (DECL-03).
+    const program = earlier.get(KEYS.program);
+    if (program !== undefined && changes(program) && planned !== undefined)
+      return {
+        kind: 'update',
+        detail: 'node state, files, image, network and registration, checked by the new program',
+      };
     if (planned === undefined)
       return {
         kind: 'create',
