@@ -93,7 +93,8 @@ async function main(): Promise<void> {
     say(
       indent(
         await host.shOk(
-          'id oac-node 2>&1; ls /etc/oac-node 2>&1; docker network ls --filter name=oac-node --format "{{.Name}}" | wc -l',
+          // Nothing of the node left: no account, no records, no network, no unit in any state.
+          'id oac-node 2>&1; ls /etc/oac-node 2>&1; echo "networks: $(docker network ls --filter name=oac-node --format "{{.Name}}" | wc -l)"; echo "units: $(systemctl list-units --all --plain --no-legend "oac-node*" | wc -l), system $(systemctl is-system-running)"',
         ),
       ),
     );
