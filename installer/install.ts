@@ -9,7 +9,7 @@ import { readNodeIdentity } from '../src/engine/node-state.ts';
 import { reconcile } from '../src/engine/reconcile.ts';
 import { recordedResources } from '../src/engine/recorded.ts';
 import { removeAll } from '../src/engine/remove.ts';
-import type { RunReport } from '../src/engine/runner.ts';
+import type { RunReport } from '../src/engine/reconcile.ts';
 import { OacError } from '../src/errors.ts';
 import { sha256File } from '../src/host/files.ts';
 import { Host } from '../src/host/host.ts';

@@ -7,7 +7,7 @@ import { accountDriver } from '../src/engine/drivers/account.ts';
 import { directoryDriver } from '../src/engine/drivers/directory.ts';
 import type { DriverContext } from '../src/engine/driver.ts';
 import { isProvablyOurs } from '../src/engine/provable.ts';
-import { nameOf } from '../src/engine/resources.ts';
+import { isRecorded, nameOf } from '../src/engine/resources.ts';
 import type { Host } from '../src/host/host.ts';
 import { NODE_USER, type Layout } from '../src/layout.ts';
 
@@ -20,7 +20,7 @@ export async function provableOwnership(
   const ctx: DriverContext = { host, layout, journal, emit: () => undefined };
   const shape = resourceShape(layout, { provider: undefined, groups: undefined });
   for (const r of shape) {
-    if (r.kind === 'node' || !(await isProvablyOurs(r, ctx))) continue;
+    if (!isRecorded(r) || !(await isProvablyOurs(r, ctx))) continue;
     journal.remember(r.key, {
       kind: r.kind,
       name: nameOf(r),

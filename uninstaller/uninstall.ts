@@ -12,7 +12,7 @@ import { readNodeIdentity, readProviderImage } from '../src/engine/node-state.ts
 import { recordedResources } from '../src/engine/recorded.ts';
 import { removeAll } from '../src/engine/remove.ts';
 import type { Resource } from '../src/engine/resources.ts';
-import type { RunReport } from '../src/engine/runner.ts';
+import type { RunReport } from '../src/engine/reconcile.ts';
 import { OacError } from '../src/errors.ts';
 import { Host } from '../src/host/host.ts';
 import { forgetUnit } from '../src/host/systemd.ts';

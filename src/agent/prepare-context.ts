@@ -1,20 +1,14 @@
-// What the steps of `oac-node _prepare` share: the request from the installer, the event sink,
-// the release manifest once read, and the paths they derive from the request.
+// What the node half works from: the request from the installer (or the rollout) and the
+// release manifest, read once per run from the console (DL-01); the paths it derives from them.
 import { join } from 'node:path';
-import type { Emit } from '../engine/events.ts';
-import type { Step } from '../engine/step.ts';
-import type { ReleaseManifest } from '../net/release-manifest.ts';
-import { fetchManifest } from './node-files.ts';
 import { STATE_FILES, layout, parseInstallationId } from '../layout.ts';
+import type { ReleaseManifest } from '../net/release-manifest.ts';
 import type { PrepareRequest } from './prepare-request.ts';
 
 export interface PrepareContext {
   req: PrepareRequest;
-  emit: Emit;
-  manifest?: ReleaseManifest;
+  manifest: ReleaseManifest;
 }
-
-export type PrepareStep = Step<PrepareContext, never>;
 
 export const preparePaths = (req: PrepareRequest) => ({
   providerFile: join(req.state_dir, STATE_FILES.provider),
@@ -26,18 +20,7 @@ export function networkName(installationId: string): string {
   return layout(parseInstallationId(installationId)).network;
 }
 
-/** The release manifest, read once per run from the console (DL-01). */
-export async function manifestOf(ctx: PrepareContext): Promise<ReleaseManifest> {
-  ctx.manifest ??= await fetchManifest(
-    ctx.req.console_url,
-    ctx.req.configuration,
-    ctx.req.proxy_env,
-  );
-  return ctx.manifest;
-}
-
-/** The manifest a probe has already read (plans and applies run after their probe). */
-export function knownManifest(ctx: PrepareContext): ReleaseManifest {
-  if (ctx.manifest === undefined) throw new Error('the manifest is read by the probe');
-  return ctx.manifest;
+/** The socket path of a `unix:///path` Docker host. */
+export function dockerSocket(req: PrepareRequest): string {
+  return req.docker_host.replace(/^unix:\/\//, '');
 }

@@ -1,6 +1,6 @@
 // Generation rollout (issue #6): when Core's target generation differs from the one the node
 // serves, a node added by the command reads the target's configuration with its own credential,
-// prepares what it needs through the installer's own steps (the same resumable, verified,
+// prepares what it needs through the installer's own desired state and drivers (the same resumable, verified,
 // proxy-aware downloads, as oac-node), checks the result with the readiness checks, and reports
 // `preparing`, then `ready` (and serves the target from then on) or `failed` with the readiness
 // code. A failed preparation is retried 5 s, 10 s, 20 s … up to 30 minutes apart; a fix is picked
@@ -8,7 +8,11 @@
 // A manually registered node serves only its registration's configuration: it prepares nothing,
 // and Core shows it "Node software incompatible".
 import { dirname } from 'node:path';
-import { runSteps } from '../engine/runner.ts';
+import type { DriverContext } from '../engine/driver.ts';
+import type { EngineEvent } from '../engine/events.ts';
+import { reconcile } from '../engine/reconcile.ts';
+import { Host } from '../host/host.ts';
+import { layout, parseInstallationId } from '../layout.ts';
 import { isOacError } from '../errors.ts';
 import type { CoreClient } from '../net/core-client.ts';
 import { DockerUnavailable } from '../net/docker-api.ts';
@@ -16,9 +20,8 @@ import type { NodeSocket } from '../net/node-socket.ts';
 import { proxyEnvFrom } from '../net/proxy-env.ts';
 import { backoffDelay } from '../net/retry.ts';
 import type { RegisteredIdentity } from './identity-store.ts';
-import { dockerSteps } from './prepare-docker.ts';
-import { microsandboxSteps } from './prepare-microsandbox.ts';
-import type { PrepareContext } from './prepare-context.ts';
+import { fetchManifest } from './node-files.ts';
+import { generationResources } from './node-desired.ts';
 import type { PrepareRequest } from './prepare-request.ts';
 import { parseProviderFile, type ProviderFile } from './provider-file.ts';
 import { providerFileText } from './provider-file-text.ts';
@@ -135,15 +138,20 @@ export class Rollout {
         { kind: 'node', nodeId: identity.node_id, credential: identity.credential },
         target,
       );
-      const ctx: PrepareContext = {
-        req: requestFor(identity, stateDir, current, configuration),
-        emit: (event) => {
-          if (event.type === 'note') this.options.log(event.message);
-        },
+      const req = requestFor(identity, stateDir, current, configuration);
+      const manifest = await fetchManifest(req.console_url, configuration, req.proxy_env);
+      const emit = (event: EngineEvent) => {
+        if (event.type === 'note') this.options.log(event.message);
       };
-      const steps = current.provider === 'docker' ? dockerSteps : microsandboxSteps;
-      await runSteps(steps, ctx, { dryRun: false, emit: ctx.emit });
-      const text = providerFileText(ctx);
+      // The installer's own desired state and drivers, as oac-node (this process).
+      const ctx: DriverContext = {
+        host: new Host('/'),
+        layout: layout(parseInstallationId(req.installation_id)),
+        emit,
+        prepare: { req, manifest },
+      };
+      await reconcile(generationResources(req, manifest), ctx, { dryRun: false, emit });
+      const text = providerFileText({ req, manifest });
       const readiness = await checkReadiness(parseProviderFile(text, `generation ${target}`));
       if (readiness.code !== null) {
         this.options.log(`Generation ${target}: ${readiness.code} (${readiness.detail})`);

@@ -8,15 +8,20 @@ import type { Layout } from '../layout.ts';
 import type { Emit } from './events.ts';
 import type { NodeHalfInputs } from './drivers/node-half.ts';
 import type { Kind, ResourceOf } from './resources.ts';
+import type { PrepareRequest } from '../agent/prepare-request.ts';
+import type { ReleaseManifest } from '../net/release-manifest.ts';
 import type { Action, StepResult } from './step.ts';
 
 export interface DriverContext {
   host: Host;
   layout: Layout;
-  journal: Journal;
+  /** Root's record; the node half reconciles without one (root records what it made). */
+  journal?: Journal;
   emit: Emit;
-  /** What the node half needs to run (install only). */
+  /** What the node half needs to run (root's install only). */
   node?: NodeHalfInputs;
+  /** The node half's own run: its request and the release manifest (downloads). */
+  prepare?: { req: PrepareRequest; manifest: ReleaseManifest };
 }
 
 export interface Driver<K extends Kind, A> {

@@ -1,6 +1,6 @@
-// Reconcile: the one loop of install and rerun (DESIGN.md "Shape"). For each desired resource in
-// order: probe, diff, and (unless this is a dry run) apply, then record in the journal what
-// happened. Ownership comes from what happened (DECL-02): intent is written just before a
+// Reconcile: the one loop of install and rerun (DESIGN.md "Shape"), root's and the node half's
+// alike. For each desired resource in order: probe, diff, and (unless this is a dry run) apply,
+// then, for root, record in the journal what happened. Ownership comes from what happened (DECL-02): intent is written just before a
 // creation; a resource this run (or a killed run of this installation) created is `owned`, one
 // that was there before is `adopted`. Resources the node half makes are intended before it runs
 // and recorded after, from what is then on the host. A signal stops at a resource boundary and
@@ -10,17 +10,30 @@ import type { DriverContext } from './driver.ts';
 import { driverOf } from './drivers/index.ts';
 import type { Emit } from './events.ts';
 import {
+  isRecorded,
   nameOf,
   recordedProps,
   type DirectoryResource,
   type NetworkResource,
+  type RecordedResource,
   type Resource,
 } from './resources.ts';
 import { changes, outcomeWithoutApply, type Action, type StepResult } from './step.ts';
-import type { Ownership } from '../../records/journal.ts';
-import type { RunReport, StepReport } from './runner.ts';
+import type { Journal, Ownership } from '../../records/journal.ts';
 import { isProvablyOurs } from './provable.ts';
 import { RESTART_OWED } from './drivers/service.ts';
+
+export interface StepReport {
+  step: string;
+  action: Action;
+  result?: StepResult;
+}
+
+export interface RunReport {
+  steps: StepReport[];
+  /** Whether anything changed (or, in a dry run, would change). */
+  changed: boolean;
+}
 
 export interface ReconcileOptions {
   dryRun: boolean;
@@ -38,47 +51,69 @@ export async function reconcile(
   ctx: DriverContext,
   options: ReconcileOptions,
 ): Promise<RunReport> {
-  const planned = new Map<string, Action>();
-  const reports: StepReport[] = [];
-  const awaitingNode: Resource[] = [];
+  const run: Run = {
+    all: resources,
+    ctx,
+    options,
+    planned: new Map(),
+    reports: [],
+    awaitingNode: [],
+  };
   for (const r of resources) {
     stopIfAborted(options.signal);
-    await step(r, options.emit, async () => {
-      const driver = driverOf(r.kind);
-      const actual = await driver.probe(r, ctx);
-      const exists = driver.exists(actual);
-      let recorded = ctx.journal.get(r.key)?.ownership;
-      let action = driver.diff(r, actual, planned);
-      if (exists && recorded === undefined && r.kind !== 'node') {
-        // Found, and no run of ours announced it: the host had it before us, unless it is
-        // provably this installation's (a rerun after its journal was lost).
-        if (await isProvablyOurs(r, ctx)) recorded = 'owned';
-        else if (action.kind === 'unchanged')
-          action = { ...action, kind: 'adopt', detail: `adopt existing ${action.detail}` };
-      }
-      planned.set(r.key, action);
-      options.emit({ type: 'step-plan', step: r.key, action });
-      const report: StepReport = { step: r.key, action };
-      reports.push(report);
-      if (options.dryRun) return undefined;
-      if (changes(action) && r.kind !== 'node') await markRestartPending(r, resources, ctx);
-      if (action.kind === 'create' && r.kind !== 'node')
-        await ctx.journal.intend(r.key, r.kind, nameOf(r));
-      if (action.kind === 'create' && madeByNode(r)) {
-        awaitingNode.push(r);
-        return undefined;
-      }
-      const result =
-        outcomeWithoutApply(action) ?? (await applyWith(driver.apply, r, action, actual, ctx));
-      if (r.kind === 'node') await recordNodeMade(awaitingNode.splice(0), ctx);
-      else if (result.outcome === 'removed' || isStaleSkip(r, action, recorded))
-        await ctx.journal.forget(r.key);
-      else if (action.kind !== 'skip') await record(r, ownershipAfter(recorded, exists), ctx);
-      report.result = result;
-      return result;
-    });
+    await step(r, options.emit, () => reconcileOne(r, run));
   }
-  return { steps: reports, changed: reports.some((r) => changes(r.action)) };
+  return { steps: run.reports, changed: run.reports.some((r) => changes(r.action)) };
+}
+
+interface Run {
+  all: Resource[];
+  ctx: DriverContext;
+  options: ReconcileOptions;
+  /** The actions decided so far, by key (the service restarts when what it reads changes). */
+  planned: Map<string, Action>;
+  reports: StepReport[];
+  /** Root's resources the node half is to make, recorded once it ran. */
+  awaitingNode: RecordedResource[];
+}
+
+async function reconcileOne(r: Resource, run: Run): Promise<StepResult | undefined> {
+  const { ctx, options } = run;
+  const journal = ctx.journal;
+  const driver = driverOf(r.kind);
+  const actual = await driver.probe(r, ctx);
+  const exists = driver.exists(actual);
+  let recorded = isRecorded(r) ? journal?.get(r.key)?.ownership : undefined;
+  let action = driver.diff(r, actual, run.planned);
+  if (journal !== undefined && isRecorded(r) && exists && recorded === undefined) {
+    // Found, and no run of ours announced it: the host had it before us, unless it is
+    // provably this installation's (a rerun after its journal was lost).
+    if (await isProvablyOurs(r, ctx)) recorded = 'owned';
+    else if (action.kind === 'unchanged')
+      action = { ...action, kind: 'adopt', detail: `adopt existing ${action.detail}` };
+  }
+  run.planned.set(r.key, action);
+  options.emit({ type: 'step-plan', step: r.key, action });
+  const report: StepReport = { step: r.key, action };
+  run.reports.push(report);
+  if (options.dryRun) return undefined;
+  if (journal !== undefined && isRecorded(r)) {
+    if (changes(action)) await markRestartPending(r, run.all, journal);
+    if (action.kind === 'create') await journal.intend(r.key, r.kind, nameOf(r));
+    if (action.kind === 'create' && ctx.node !== undefined && madeByNode(r)) {
+      run.awaitingNode.push(r);
+      return undefined;
+    }
+  }
+  const result =
+    outcomeWithoutApply(action) ?? (await applyWith(driver.apply, r, action, actual, ctx));
+  report.result = result;
+  if (journal === undefined) return result;
+  if (r.kind === 'node') await recordNodeMade(run.awaitingNode.splice(0), ctx, journal);
+  if (!isRecorded(r)) return result;
+  if (result.outcome === 'removed' || isStaleSkip(r, action, recorded)) await journal.forget(r.key);
+  else if (action.kind !== 'skip') await record(r, ownershipAfter(recorded, exists), journal);
+  return result;
 }
 
 /** Runs one resource between its step-start and its step-done or step-failed events. */
@@ -131,21 +166,20 @@ function isStaleSkip(r: Resource, action: Action, recorded: Ownership | undefine
 
 /** DECL-03, crash-safe: before a resource the service reads changes, the service's record says
  *  a restart is owed, so a run killed between the change and the restart still restarts it. */
-async function markRestartPending(r: Resource, all: Resource[], ctx: DriverContext): Promise<void> {
+async function markRestartPending(r: Resource, all: Resource[], journal: Journal): Promise<void> {
   for (const service of all) {
     if (service.kind !== 'service' || !service.reads.includes(r.key)) continue;
-    const entry = ctx.journal.get(service.key);
+    const entry = journal.get(service.key);
     if (entry === undefined || entry.props.inputs === RESTART_OWED) continue;
-    await ctx.journal.record(service.key, {
+    await journal.record(service.key, {
       ...entry,
       props: { ...entry.props, inputs: RESTART_OWED },
     });
   }
 }
 
-async function record(r: Resource, ownership: Ownership, ctx: DriverContext): Promise<void> {
-  if (r.kind === 'node') return;
-  await ctx.journal.record(r.key, {
+async function record(r: RecordedResource, ownership: Ownership, journal: Journal): Promise<void> {
+  await journal.record(r.key, {
     kind: r.kind,
     name: nameOf(r),
     ownership,
@@ -155,11 +189,15 @@ async function record(r: Resource, ownership: Ownership, ctx: DriverContext): Pr
 
 /** After the node half ran: what it was to make and now exists is ours; what it did not make
  *  is not recorded. */
-async function recordNodeMade(made: Resource[], ctx: DriverContext): Promise<void> {
+async function recordNodeMade(
+  made: RecordedResource[],
+  ctx: DriverContext,
+  journal: Journal,
+): Promise<void> {
   // The child reported each of these as its own step; root only records what it now finds.
   for (const r of made) {
     const driver = driverOf(r.kind);
-    if (driver.exists(await driver.probe(r, ctx))) await record(r, 'owned', ctx);
-    else await ctx.journal.forget(r.key);
+    if (driver.exists(await driver.probe(r, ctx))) await record(r, 'owned', journal);
+    else await journal.forget(r.key);
   }
 }

@@ -3,11 +3,12 @@
 // installation created it (`owned`, or `intended`: a run stopped around its creation). What was
 // adopted is kept, and so is what the caller says must stay (another installation still uses
 // it; the microsandbox store without Core's confirmation), each with its reason (UNI-02…06).
+import type { Journal } from '../../records/journal.ts';
 import type { DriverContext } from './driver.ts';
 import { driverOf } from './drivers/index.ts';
 import { step, stopIfAborted, type ReconcileOptions } from './reconcile.ts';
-import { nameOf, removalOf, type Resource } from './resources.ts';
-import type { RunReport, StepReport } from './runner.ts';
+import { isRecorded, nameOf, removalOf, type Resource } from './resources.ts';
+import type { RunReport, StepReport } from './reconcile.ts';
 import { changes, outcomeWithoutApply, type Action } from './step.ts';
 
 export interface RemoveOptions extends ReconcileOptions {
@@ -20,12 +21,12 @@ export interface RemoveOptions extends ReconcileOptions {
 
 export async function removeAll(
   resources: Resource[],
-  ctx: DriverContext,
+  ctx: DriverContext & { journal: Journal },
   options: RemoveOptions,
 ): Promise<RunReport> {
   const reports: StepReport[] = [];
   for (const r of [...resources].reverse()) {
-    if (r.kind === 'node') continue; // its removable parts are resources of their own
+    if (!isRecorded(r)) continue; // the node half: its removable parts are resources of their own
     stopIfAborted(options.signal);
     await step(r, options.emit, async () => {
       const driver = driverOf(r.kind);

@@ -33,8 +33,9 @@ export interface DirectoryResource extends Base {
   kind: 'directory';
   path: string;
   mode: number;
-  /** Who makes it: root (the home, the program directories) or the node half (HOST-08). */
-  madeBy: 'root' | 'node';
+  /** Who makes it: root (the home, the program directories), the node half (HOST-08), or the
+   *  operator (a shared checkpoint store, HOST-11: the node half must be able to write it). */
+  madeBy: 'root' | 'node' | 'operator';
   /** The node account owns it (its home); root otherwise. Node-made ones are the node's. */
   ownedByNode: boolean;
   /** How uninstall removes it: `tree` empties it as oac-node first (it is the node's to
@@ -85,6 +86,57 @@ export interface NodeHalfResource extends Base {
   kind: 'node';
 }
 
+// What the node half itself wants (src/agent/node-desired.ts): it reconciles these as oac-node,
+// with the same loop and drivers. They live inside its state and store, which root records and
+// removes as whole directories, so they are never recorded themselves.
+
+/** The Runtime image in Docker (DL-05: there already means no download). */
+export interface DockerImageResource extends Base {
+  kind: 'docker-image';
+  reference: string;
+  /** The IDs Docker may report for it: the image ID and the manifest digest. */
+  ids: string[];
+  /** The manifest's file that carries it. */
+  file: string;
+  socket: string;
+}
+
+/** A microsandbox file of the release (Runtime, firmware, helper), verified by SHA-256. */
+export interface NodeFileResource extends Base {
+  kind: 'node-file';
+  path: string;
+  file: string;
+  sha256: string;
+  /** The helper runs: executable once verified, never before. */
+  executable: boolean;
+}
+
+/** The Runtime image imported into the microsandbox store (an OCI layout with index.json). */
+export interface StoreImageResource extends Base {
+  kind: 'store-image';
+  dir: string;
+  reference: string;
+  file: string;
+}
+
+/** The provider file the node runs with (NODE-05: once registered, only the approved one). */
+export interface ProviderFileResource extends Base {
+  kind: 'provider-file';
+  path: string;
+  content: string;
+  /** Where the node's identity says whether it registered (then the file is what Core approved). */
+  stateDir: string;
+}
+
+/** The node's registration with Core (ENR-02: identity first, then enrollment). */
+export interface RegistrationResource extends Base {
+  kind: 'registration';
+  stateDir: string;
+  configPath: string;
+  coreUrl: string;
+  name: string;
+}
+
 export type Resource =
   | AccountResource
   | MembershipResource
@@ -93,7 +145,23 @@ export type Resource =
   | UnitResource
   | ServiceResource
   | NetworkResource
-  | NodeHalfResource;
+  | NodeHalfResource
+  | DockerImageResource
+  | NodeFileResource
+  | StoreImageResource
+  | ProviderFileResource
+  | RegistrationResource;
+
+/** The kinds the journal records (root's resources); the node half's own are not. */
+export type RecordedKind =
+  'account' | 'membership' | 'directory' | 'file' | 'unit' | 'service' | 'network';
+export type RecordedResource = Extract<Resource, { kind: RecordedKind }>;
+
+export function isRecorded(r: Resource): r is RecordedResource {
+  return ['account', 'membership', 'directory', 'file', 'unit', 'service', 'network'].includes(
+    r.kind,
+  );
+}
 
 export type Kind = Resource['kind'];
 export type ResourceOf<K extends Kind> = Extract<Resource, { kind: K }>;
@@ -116,6 +184,14 @@ export function nameOf(r: Resource): string {
       return r.name;
     case 'node':
       return 'node half';
+    case 'docker-image':
+    case 'store-image':
+      return `image ${r.reference}`;
+    case 'node-file':
+    case 'provider-file':
+      return r.path;
+    case 'registration':
+      return `registration with ${r.coreUrl}`;
   }
 }
 

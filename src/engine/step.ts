@@ -1,7 +1,5 @@
-// The action and outcome vocabulary (STYLE.md point 4) that the UI, --json and the journal all
-// use, and the step shape of the node half (`oac-node _prepare`, src/agent/prepare*.ts): each
-// step probes, plans purely from what it found, and applies the plan. Root's resources use the
-// same vocabulary through their drivers (src/engine/driver.ts).
+// The action and outcome vocabulary (STYLE.md point 4) that every driver answers in
+// (src/engine/driver.ts) and the UI, --json and the journal all use.
 
 export const OUTCOMES = [
   'created',
@@ -39,15 +37,6 @@ export interface Action {
 export interface StepResult {
   outcome: Outcome;
   detail: string;
-}
-
-export interface Step<Ctx, Actual = unknown> {
-  id: string;
-  title: string;
-  probe(ctx: Ctx): Promise<Actual>;
-  /** Pure: no host access, no clock, no randomness (unit-tested without a host). */
-  plan(ctx: Ctx, actual: Actual): Action;
-  apply(ctx: Ctx, action: Action, actual: Actual): Promise<StepResult>;
 }
 
 /** Whether a plan changes the host (terraform's -detailed-exitcode: 2 when it would). */

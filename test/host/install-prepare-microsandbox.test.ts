@@ -68,8 +68,14 @@ test('HOST-04 HOST-08 DL-06 microsandbox: verified files, the store and the impo
   assert.equal(first.status, 0, first.stderr + JSON.stringify(first.events));
   assert.deepEqual(outcomes(first), {
     state: 'created',
-    'provider-files': 'created',
+    files: 'created',
+    'microsandbox-runtime': 'created',
+    'microsandbox-firmware': 'created',
+    'microsandbox-helper': 'created',
     store: 'created',
+    'store-images': 'created',
+    'store-run': 'created',
+    'store-checkpoints': 'created',
     runtime: 'created',
     'provider-file': 'created',
     enroll: 'created',
@@ -143,7 +149,9 @@ test('HOST-04 HOST-08 DL-06 microsandbox: verified files, the store and the impo
   chmodSync(join(files, byKind('microsandbox-helper').name), 0o600);
   const third = await prepare({ ...req, token: null });
   assert.equal(third.status, 0, third.stderr);
-  assert.equal(outcomes(third)['provider-files'], 'created');
+  assert.equal(outcomes(third)['microsandbox-runtime'], 'created');
+  assert.equal(outcomes(third)['microsandbox-helper'], 'created');
+  assert.equal(outcomes(third)['microsandbox-firmware'], 'unchanged');
   assert.equal(sha256(runtime), byKind('microsandbox-runtime').sha256);
   assert.equal(mode(join(files, byKind('microsandbox-helper').name)), 0o700);
 

@@ -62,6 +62,7 @@ test('HOST-08 _prepare as oac-node: state, image, network, provider file, regist
   assert.equal(first.status, 0, first.stderr + JSON.stringify(first.events));
   assert.deepEqual(outcomes(first), {
     state: 'created',
+    files: 'created',
     runtime: 'created',
     network: 'created',
     'provider-file': 'created',
@@ -109,6 +110,7 @@ test('HOST-08 _prepare as oac-node: state, image, network, provider file, regist
   assert.equal(second.status, 0, second.stderr);
   assert.deepEqual(outcomes(second), {
     state: 'unchanged',
+    files: 'unchanged',
     runtime: 'unchanged',
     network: 'unchanged',
     'provider-file': 'unchanged',

@@ -6,6 +6,7 @@
 import { OacError } from '../../errors.ts';
 import { hint, message } from '../../messages.ts';
 import { readPasswd } from '../../host/accounts.ts';
+import { canWriteDirectory } from '../../host/files.ts';
 import { NODE_USER } from '../../layout.ts';
 import type { Driver, DriverContext } from '../driver.ts';
 import type { DirectoryResource } from '../resources.ts';
@@ -17,12 +18,20 @@ export interface DirectoryActual {
   isDirectory: boolean;
   uid?: number;
   mode?: number;
+  /** The operator's directories only: whether this process can write it. */
+  writable?: boolean;
 }
 
 export const directoryDriver: Driver<'directory', DirectoryActual> = {
   async probe(r, { host }) {
     const found = await host.lstat(r.path);
     if (found === undefined) return { exists: false, isDirectory: false };
+    if (r.madeBy === 'operator')
+      return {
+        exists: true,
+        isDirectory: found.isDirectory(),
+        writable: await canWriteDirectory(host.path(r.path)),
+      };
     return {
       exists: true,
       isDirectory: found.isDirectory(),
@@ -32,6 +41,11 @@ export const directoryDriver: Driver<'directory', DirectoryActual> = {
   },
   exists: (a) => a.exists,
   diff(r, a) {
+    if (r.madeBy === 'operator' && a.writable !== true)
+      throw new OacError(
+        'checkpoint_root_unwritable',
+        `The checkpoint store ${r.path} is not a directory oac-node can write; mount it and give oac-node (UID 65532) access, then run the command again`,
+      );
     if (!a.exists)
       return {
         kind: 'create',

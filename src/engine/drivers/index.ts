@@ -10,6 +10,11 @@ import { networkDriver } from './network.ts';
 import { nodeHalfDriver } from './node-half.ts';
 import { serviceDriver } from './service.ts';
 import { unitDriver } from './unit.ts';
+import { dockerImageDriver } from './docker-image.ts';
+import { nodeFileDriver } from './node-file.ts';
+import { providerFileDriver } from './provider-file.ts';
+import { registrationDriver } from './registration.ts';
+import { storeImageDriver } from './store-image.ts';
 
 const DRIVERS: { [K in Kind]: Driver<K, never> } = {
   account: accountDriver as Driver<'account', never>,
@@ -20,6 +25,11 @@ const DRIVERS: { [K in Kind]: Driver<K, never> } = {
   service: serviceDriver as Driver<'service', never>,
   network: networkDriver as Driver<'network', never>,
   node: nodeHalfDriver as Driver<'node', never>,
+  'docker-image': dockerImageDriver as Driver<'docker-image', never>,
+  'node-file': nodeFileDriver as Driver<'node-file', never>,
+  'store-image': storeImageDriver as Driver<'store-image', never>,
+  'provider-file': providerFileDriver as Driver<'provider-file', never>,
+  registration: registrationDriver as Driver<'registration', never>,
 };
 
 /** The driver of a resource's kind, typed loosely: callers pass it the resource it was chosen for. */

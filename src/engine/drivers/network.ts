@@ -41,6 +41,16 @@ export const networkDriver: Driver<'network', NetworkActual> = {
       ? { kind: 'unchanged', detail: `network ${r.name}` }
       : { kind: 'create', detail: `create network ${r.name}`, why: 'the network is gone' };
   },
+  // The node half creates it (HOST-08), labelled with the installation: root never does.
+  async apply(r, _action, _actual, { host }) {
+    const docker = new DockerApi(`unix://${host.path(r.socket)}`);
+    try {
+      await docker.createNetwork(r.name, { [r.label.key]: r.label.value });
+    } finally {
+      await docker.close();
+    }
+    return { outcome: 'created', detail: `network ${r.name}` };
+  },
   async remove(r, a, { host }) {
     if (!a.reachable) throw new Error(`Docker does not answer: the network ${r.name} stays`);
     const docker = new DockerApi(`unix://${host.path(r.socket)}`);

@@ -28,7 +28,7 @@ export interface ServiceActual {
 
 export const serviceDriver: Driver<'service', ServiceActual> = {
   async probe(r, { host, journal }) {
-    const recorded = journal.get(r.key)?.props.inputs;
+    const recorded = journal?.get(r.key)?.props.inputs;
     return {
       enabled: await isEnabled(host, r.unit),
       active: await isActive(host, r.unit),

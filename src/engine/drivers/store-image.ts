@@ -1,0 +1,38 @@
+// The Runtime image imported into the microsandbox store (HOST-04), by the node half: the
+// archive downloaded (verified), unpacked into the store's images directory, checked to hold an
+// OCI layout, then deleted (DL-06). It goes with the store.
+import { join } from 'node:path';
+import { downloadNodeFile, runtimeImageFile } from '../../agent/node-files.ts';
+import { OacError } from '../../errors.ts';
+import { removeTree, unpackTarGz } from '../../host/archive.ts';
+import { lstatIfExists, removeFile } from '../../host/files.ts';
+import type { Driver } from '../driver.ts';
+import { prepareOf } from './prepare-of.ts';
+
+export const storeImageDriver: Driver<'store-image', { present: boolean }> = {
+  async probe(r, { host }) {
+    return { present: (await lstatIfExists(host.path(join(r.dir, 'index.json')))) !== undefined };
+  },
+  exists: (a) => a.present,
+  diff: (r, { present }) =>
+    present
+      ? { kind: 'unchanged', detail: `image ${r.reference} in ${r.dir}` }
+      : { kind: 'create', detail: `download ${r.file} and import ${r.reference}` },
+  async apply(r, _action, _actual, ctx) {
+    const { req, manifest, filesDir } = prepareOf(ctx);
+    const file = runtimeImageFile(manifest);
+    const archive = join(filesDir, file.name);
+    await downloadNodeFile(req, manifest, file, archive, r.key, ctx.emit);
+    const dest = ctx.host.path(r.dir);
+    await removeTree(dest); // a half import of a killed run: it has no index.json
+    await unpackTarGz(archive, dest);
+    if ((await lstatIfExists(join(dest, 'index.json'))) === undefined) {
+      await removeTree(dest);
+      throw new OacError('image_mismatch', `${file.name} holds no OCI image layout (index.json)`);
+    }
+    await removeFile(archive);
+    return { outcome: 'created', detail: `image ${r.reference} in ${r.dir}` };
+  },
+  remove: (r) =>
+    Promise.resolve({ outcome: 'skipped', detail: `image ${r.reference} (goes with the store)` }),
+};
