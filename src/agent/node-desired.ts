@@ -5,6 +5,7 @@
 // the provider file and the registration. It reconciles these with the same loop and drivers as
 // root (src/engine/reconcile.ts), without a journal: root records what of it can be removed.
 import { join } from 'node:path';
+import { nodeDir } from '../engine/desired.ts';
 import type { Resource } from '../engine/resources.ts';
 import { NETWORK_LABEL } from '../layout.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
@@ -17,8 +18,8 @@ import { providerFileText } from './provider-file-text.ts';
 export function nodeHalfDesired(req: PrepareRequest, manifest: ReleaseManifest): Resource[] {
   const paths = preparePaths(req);
   const list: Resource[] = [
-    ownDir('state', 'Node state directory', req.state_dir),
-    ownDir('files', 'Node files directory', paths.files),
+    nodeDir('state', 'Node state directory', req.state_dir),
+    nodeDir('files', 'Node files directory', paths.files),
     ...(req.configuration.provider === 'docker'
       ? dockerResources(req, manifest)
       : microsandboxResources(req, manifest)),
@@ -102,11 +103,11 @@ function microsandboxResources(req: PrepareRequest, manifest: ReleaseManifest): 
         executable: kind === 'microsandbox-helper',
       };
     }),
-    ownDir('store', 'microsandbox store', store.store),
-    ownDir('store-images', 'Store images', store.images),
-    ownDir('store-run', 'microsandbox runtime home', store.runtimeHome),
+    nodeDir('store', 'microsandbox store', store.store),
+    nodeDir('store-images', 'Store images', store.images),
+    nodeDir('store-run', 'microsandbox runtime home', store.runtimeHome),
     req.checkpoint_root === null
-      ? ownDir('store-checkpoints', 'Node-local checkpoints', store.checkpoints)
+      ? nodeDir('store-checkpoints', 'Node-local checkpoints', store.checkpoints)
       : {
           kind: 'directory',
           key: 'checkpoint-root',
@@ -128,19 +129,4 @@ function microsandboxResources(req: PrepareRequest, manifest: ReleaseManifest): 
       file: image.name,
     },
   ];
-}
-
-/** A directory the node half makes for itself, 0700 (HOST-04). */
-function ownDir(key: string, title: string, path: string): Resource {
-  return {
-    kind: 'directory',
-    key,
-    phase: 'prepare',
-    title,
-    path,
-    mode: 0o700,
-    madeBy: 'node',
-    ownedByNode: false,
-    removal: 'tree',
-  };
 }

@@ -200,7 +200,13 @@ function rootDir(
   return { kind: 'directory', key, phase, title, path, mode, madeBy: 'root', ownedByNode, removal };
 }
 
-function nodeDir(key: string, title: string, path: string, removal: 'tree' | 'empty'): Resource {
+/** A directory the node half makes for itself, 0700 (HOST-04), as its own user: no chown. */
+export function nodeDir(
+  key: string,
+  title: string,
+  path: string,
+  removal: 'tree' | 'empty' = 'tree',
+): Resource {
   return {
     kind: 'directory',
     key,
@@ -209,7 +215,7 @@ function nodeDir(key: string, title: string, path: string, removal: 'tree' | 'em
     path,
     mode: 0o700,
     madeBy: 'node',
-    ownedByNode: true,
+    ownedByNode: false,
     removal,
   };
 }
