@@ -1,25 +1,41 @@
 // SEC-05: one installer or uninstaller at a time per host. A second one waits briefly for the
-// lock, then stops with one line and changes nothing.
+// lock, then stops with one line and changes nothing. SEC-06: the lock lives where only root
+// can write (src/layout.ts), and anything planted in its place is refused, never followed.
 import { OacError } from '../src/errors.ts';
 import type { Host } from '../src/host/host.ts';
-import { LockHeldError, lockFile } from '../src/host/lock.ts';
+import { LockHeldError, type Release } from '../src/host/lock.ts';
+import { UnsafeLockError, lockRootFile } from '../src/host/root-lock.ts';
 import { INSTALLER_LOCK } from '../src/layout.ts';
 import { hint, message } from '../src/messages.ts';
 
+/** How long a second installer waits before it stops with `installer_busy`. */
+export const INSTALLER_LOCK_WAIT_MS = 10_000;
+
 export async function withInstallerLock<T>(host: Host, work: () => Promise<T>): Promise<T> {
-  let release;
-  try {
-    release = await lockFile(host.path(INSTALLER_LOCK), { waitMs: 10_000 });
-  } catch (error) {
-    if (error instanceof LockHeldError)
-      throw new OacError('installer_busy', message('installer_busy'), {
-        hint: hint('installer_busy'),
-      });
-    throw error;
-  }
+  const release = await takeInstallerLock(host);
   try {
     return await work();
   } finally {
     await release();
+  }
+}
+
+async function takeInstallerLock(host: Host): Promise<Release> {
+  try {
+    return await lockRootFile(host.path(INSTALLER_LOCK), { waitMs: INSTALLER_LOCK_WAIT_MS });
+  } catch (error) {
+    if (error instanceof LockHeldError) {
+      const holder = error.holder === undefined ? '' : ` (PID ${error.holder})`;
+      throw new OacError('installer_busy', message('installer_busy', { holder }), {
+        hint: hint('installer_busy'),
+      });
+    }
+    if (error instanceof UnsafeLockError) {
+      const values = { path: INSTALLER_LOCK, reason: error.reason };
+      throw new OacError('lock_unsafe', message('lock_unsafe', values), {
+        hint: hint('lock_unsafe'),
+      });
+    }
+    throw error;
   }
 }

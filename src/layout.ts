@@ -42,7 +42,10 @@ export const GLIBC_LOADER = '/lib64/ld-linux-x86-64.so.2';
 /** Records (HOST-05): root-only, one journal and one proxy env file per installation. */
 export const JOURNAL_DIR = '/etc/oac-node';
 /** One installer or uninstaller at a time per host (SEC-05). */
-export const INSTALLER_LOCK = '/run/lock/oac-node-installer';
+// SEC-06: in a directory only root can write (never world-writable /run/lock, where any user
+// could plant, age or block the lock), kept until reboot.
+export const LOCK_DIR = '/run/oac-node';
+export const INSTALLER_LOCK = `${LOCK_DIR}/installer.lock`;
 /** Root-owned programs, one directory per installation (the node cannot replace its program). */
 export const PROGRAM_ROOT = '/usr/local/lib/oac-node';
 /** microsandbox keeps images and sandboxes here (HOST-04), shared by the host's installations. */

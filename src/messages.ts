@@ -194,8 +194,12 @@ export const MESSAGES = {
     hint: 'A node keeps the settings it registered with. To change them, remove it on Nodes, uninstall it, then add it again.',
   },
   installer_busy: {
-    message: 'Another oac-node installer or uninstaller is running on this host',
+    message: 'Another oac-node installer or uninstaller is running on this host{holder}',
     hint: 'Wait for it to finish, then run the command again.',
+  },
+  lock_unsafe: {
+    message: "The installer's lock {path} {reason}: oac-node locks only in a directory that root alone can write",
+    hint: 'Something other than oac-node made it. Find out what, remove it, then run the command again.',
   },
   not_ready_in_time: {
     message: 'The node did not become connected and ready within {seconds} s ({why})',

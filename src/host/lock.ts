@@ -1,11 +1,11 @@
-// Exclusive locks on directories (NODE-03: one process per state directory; SEC-05: one
-// installer per host). proper-lockfile keeps a `.lock` directory inside the locked directory
+// Exclusive locks on the node's state directory (NODE-03: one process per state directory; the
+// installer's host-wide lock is src/host/root-lock.ts). proper-lockfile keeps a `.lock` directory inside the locked directory
 // fresh while we hold it, so a lock left by a killed process goes stale and is taken over
 // instead of blocking forever. Inside, not beside: the parent may not be ours to write.
 import lockfile from 'proper-lockfile';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { isCode } from './files.ts';
 
 export type Release = () => Promise<void>;
@@ -18,7 +18,11 @@ export interface LockOptions {
 }
 
 export class LockHeldError extends Error {
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    /** The live holder's PID, when it is known. */
+    readonly holder?: number,
+  ) {
     super(`${path} is locked by another process`);
     this.name = 'LockHeldError';
   }
@@ -26,12 +30,6 @@ export class LockHeldError extends Error {
 
 export function lockDirectory(path: string, options: LockOptions): Promise<Release> {
   return lockAt(path, join(path, '.lock'), options);
-}
-
-/** A lock named by a path of its own (the installer's, under /run/lock), not a directory's. */
-export async function lockFile(path: string, options: LockOptions): Promise<Release> {
-  await mkdir(dirname(path), { recursive: true });
-  return lockAt(path, `${path}.lock`, options);
 }
 
 async function lockAt(path: string, lockfilePath: string, options: LockOptions): Promise<Release> {
@@ -47,7 +45,7 @@ async function lockAt(path: string, lockfilePath: string, options: LockOptions):
         lockfilePath,
         onCompromised: (error) => options.onLost?.(error),
       });
-      await writeFile(ownerPath, ownerOf(process.pid) ?? '', { mode: 0o600 }).catch(
+      await writeFile(ownerPath, processIdentity(process.pid) ?? '', { mode: 0o600 }).catch(
         () => undefined,
       );
       return async () => {
@@ -68,7 +66,7 @@ async function lockAt(path: string, lockfilePath: string, options: LockOptions):
 
 /** `pid starttime`: the start time (clock ticks since boot, /proc/PID/stat field 22) tells a
  *  reused PID from the holder. */
-function ownerOf(pid: number): string | undefined {
+export function processIdentity(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -82,5 +80,5 @@ async function holderIsGone(ownerPath: string): Promise<boolean> {
   const recorded = (await readFile(ownerPath, 'utf8').catch(() => '')).trim();
   const pid = Number(recorded.split(' ')[0]);
   if (!Number.isInteger(pid) || pid <= 0) return false; // unknown holder: wait for staleness
-  return ownerOf(pid) !== recorded;
+  return processIdentity(pid) !== recorded;
 }

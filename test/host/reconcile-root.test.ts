@@ -25,7 +25,10 @@ const ID = parseInstallationId('inst-1');
 const CORE = 'http://127.0.0.1:9';
 const names = layout(ID);
 // useradd and gpasswd keep backups (`passwd-`) and a lock file; they are no resource of ours.
-const BACKUPS = /^etc\/([a-z]+-|\.pwd\.lock)$/;
+// The installer's lock (SEC-06) stays in /run/oac-node, on tmpfs until reboot, like dpkg's lock:
+// unlinking a flock file lets a third process lock a new file beside a waiter. The golden test
+// checks what it holds once the uninstall has released it.
+const BACKUPS = /^etc\/([a-z]+-|\.pwd\.lock)$|^run\/oac-node(\/installer\.lock)?$/;
 let root: string;
 let program: string;
 
@@ -148,6 +151,11 @@ test('DECL-01 golden: install makes exactly the expected tree; a rerun is unchan
     added: [],
     removed: [],
     changed: [],
+  });
+  assert.deepEqual(treeOf(join(root, 'run')), {
+    lock: 'dir 0755 0:0',
+    'oac-node': 'dir 0700 0:0',
+    'oac-node/installer.lock': 'file 0600 0:0 e3b0c44298fc',
   });
   assert.equal(
     readFileSync(join(root, 'usr/local/lib/python3/dist-packages/bystander.py'), 'utf8'),
