@@ -5,7 +5,7 @@
 // HOST-01…06, UNI-02, UNI-03). The node half (HOST-08) is left out here: it needs Core and
 // Docker, and the e2e tier runs it.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
@@ -390,3 +390,42 @@ test('HOST-06 an env file removed by a killed run but still recorded is forgotte
     [],
   );
 });
+
+// SEC-02: root never walks a tree oac-node can write. While the uninstall empties the home, a
+// process of oac-node keeps swapping a directory there for a symlink to a root-owned directory
+// outside; and a root-owned subtree sits inside the home. Removal runs as oac-node, so neither
+// the outside directory nor the root-owned subtree can lose a file (a root walk would empty
+// both), and the home is kept, not empty, with one line saying so.
+test('SEC-02 uninstall empties the home as oac-node: a racing symlink swap and a root-owned subtree lose nothing', async (t) => {
+  await runRoot();
+  const home = join(root, 'var/lib/oac-node');
+  const outside = join(root, 'srv/victim');
+  execFileSync('mkdir', ['-p', outside, join(home, 'rootsub')]);
+  writeFileSync(join(outside, 'keep'), 'outside\n');
+  writeFileSync(join(home, 'rootsub', 'keep'), 'inside\n');
+  const racer = spawn(
+    'setpriv',
+    ['--reuid=65532', '--regid=65532', '--clear-groups', 'sh', '-c', swapLoop(home, outside)],
+    { stdio: 'ignore' },
+  );
+  t.after(() => racer.kill('SIGKILL'));
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the loop is running
+  const events: EngineEvent[] = [];
+  await uninstall({ root, installationId: ID, force: false, dryRun: false }, (e) => {
+    events.push(e as EngineEvent);
+  });
+  racer.kill('SIGKILL');
+  assert.equal(readFileSync(join(outside, 'keep'), 'utf8'), 'outside\n');
+  assert.equal(readFileSync(join(home, 'rootsub', 'keep'), 'utf8'), 'inside\n');
+  assert.ok(existsSync(home), 'the home is kept: it still holds what oac-node cannot remove');
+  assert.match(
+    JSON.stringify(events),
+    /oac-node \(not empty: oac-node could not remove all of it\)/,
+  );
+});
+
+/** As oac-node, forever: a directory with a file, then the same name as a symlink outside. */
+function swapLoop(home: string, outside: string): string {
+  const d = `${home}/swap`;
+  return `while :; do mkdir -p ${d}/e && : >${d}/e/f; rm -rf ${d}; ln -s ${outside} ${d}; rm -f ${d}; done 2>/dev/null`;
+}

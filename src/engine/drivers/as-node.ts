@@ -5,16 +5,16 @@ import type { Host } from '../../host/host.ts';
 import { readPasswd } from '../../host/accounts.ts';
 import { NODE_UID, NODE_USER } from '../../layout.ts';
 
+/** SEC-08: no way back to privileges (no setuid, no file capabilities) and none kept. */
+export const NO_PRIVILEGES = ['--no-new-privs', '--inh-caps=-all', '--bounding-set=-all'];
+
 export async function runAsNode(host: Host, argv: string[]): Promise<{ ok: boolean; why: string }> {
   // The account's own primary group (an adopted account may have another than its UID).
   const user = (await readPasswd(host)).find((u) => u.name === NODE_USER);
   const gid = user?.gid ?? NODE_UID;
   const ids = ['--reuid', String(NODE_UID), '--regid', String(gid), '--clear-groups'];
-  const r = await host.run('setpriv', [...ids, '--', ...argv], { newSession: true });
+  const r = await host.run('setpriv', [...ids, ...NO_PRIVILEGES, '--', ...argv], {
+    newSession: true,
+  });
   return { ok: r.exitCode === 0, why: r.stderr.split('\n')[0] ?? '' };
-}
-
-export async function mustRunAsNode(host: Host, argv: string[]): Promise<void> {
-  const r = await runAsNode(host, argv);
-  if (!r.ok) throw new Error(`${argv.join(' ')} as oac-node failed: ${r.why}`);
 }
