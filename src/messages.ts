@@ -198,7 +198,8 @@ export const MESSAGES = {
     hint: 'Wait for it to finish, then run the command again.',
   },
   lock_unsafe: {
-    message: "The installer's lock {path} {reason}: oac-node locks only in a directory that root alone can write",
+    message:
+      "The installer's lock {path} {reason}: oac-node locks only in a directory that root alone can write",
     hint: 'Something other than oac-node made it. Find out what, remove it, then run the command again.',
   },
   not_ready_in_time: {

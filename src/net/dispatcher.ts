@@ -8,6 +8,7 @@
 // a local https server, and a resolver that maps test names to loopback without any DNS query.
 import type { LookupFunction } from 'node:net';
 import { Agent, Dispatcher, ProxyAgent } from 'undici';
+import { STRICT_TLS, type StrictTls } from './tls.ts';
 import { redactor as processRedactor, type Redactor } from '../ui/redact.ts';
 import {
   describeRoute as routeLine,
@@ -112,7 +113,8 @@ export class RoutingDispatcher extends Dispatcher {
         proxyTunnel: false,
         connectTimeout: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
         // Through a tunnel undici ignores `connect` and reads `requestTls` (recipe pitfall 2).
-        ...(tls === undefined ? {} : { requestTls: tls, proxyTls: tls }),
+        requestTls: tls,
+        proxyTls: tls,
         ...(route.credentials === undefined
           ? {}
           : { token: basicToken(route.credentials.username, route.credentials.password) }),
@@ -122,10 +124,14 @@ export class RoutingDispatcher extends Dispatcher {
     return agent;
   }
 
-  private tls(): { ca?: DispatcherOptions['ca']; lookup?: LookupFunction } | undefined {
+  // SEC-01, SEC-07: verification on, said explicitly (src/net/tls.ts).
+  private tls(): { ca?: DispatcherOptions['ca']; lookup?: LookupFunction } & StrictTls {
     const { ca, lookup } = this.options;
-    if (ca === undefined && lookup === undefined) return undefined;
-    return { ...(ca === undefined ? {} : { ca }), ...(lookup === undefined ? {} : { lookup }) };
+    return {
+      ...STRICT_TLS,
+      ...(ca === undefined ? {} : { ca }),
+      ...(lookup === undefined ? {} : { lookup }),
+    };
   }
 }
 

@@ -52,7 +52,8 @@ export interface OpenOptions {
   /** A message Core sent that this version does not understand (logged, not fatal). */
   onUnknown?: (type: string) => void;
   timeoutMs?: number;
-  dispatcher?: Dispatcher;
+  /** Always ours: undici's global one would leave TLS verification to Node's default (SEC-07). */
+  dispatcher: Dispatcher;
 }
 
 export class SocketNotOpened extends Error {
@@ -72,7 +73,7 @@ export function connectUrl(coreOrigin: string, nodeId: string): URL {
 export function openNodeSocket(options: OpenOptions): Promise<NodeSocket> {
   const ws = new WebSocket(connectUrl(options.coreOrigin, options.nodeId), {
     headers: { authorization: `Bearer ${options.credential}` },
-    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    dispatcher: options.dispatcher,
   });
   const closed = new Promise<SocketClose>((resolve) => {
     ws.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason }));

@@ -1,0 +1,42 @@
+// SEC-07: variables that weaken the executable are ignored. Node reads most of them itself at
+// start, before any of our code (NODE_OPTIONS flags such as --use-openssl-ca or
+// --tls-cipher-list, OPENSSL_CONF, NODE_EXTRA_CA_CERTS, NODE_DEBUG's protocol dumps), so the
+// only way to ignore them is to start again without them: the same executable, the same
+// arguments and descriptors (the token's pipe included), the environment minus these names.
+// NODE_TLS_REJECT_UNAUTHORIZED is moot besides (every agent sets rejectUnauthorized itself).
+// What cannot be undone: code that NODE_OPTIONS=--require ran in this first process, and the
+// V8 coverage file NODE_V8_COVERAGE makes it write at exit (it never reads the token). Whoever
+// controls root's environment controls root; the one-line command starts us with `env -i`.
+import { spawn } from 'node:child_process';
+import { isSea } from 'node:sea';
+
+/** Read by Node, OpenSSL or libuv, or by the dynamic loader for what we start. */
+const WEAKENING = /^(NODE_.*|OPENSSL_.*|SSL_CERT_(FILE|DIR)|UV_.*|LD_.*)$/;
+
+export function weakeningVariables(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env).filter((name) => WEAKENING.test(name));
+}
+
+/** Runs this command again without the weakening variables; resolves to its exit status. */
+export function restartWithoutWeakening(): Promise<number> {
+  // From process.env itself: Node copies NODE_V8_COVERAGE from it into every child's
+  // environment, even one given explicitly, and the child would restart again, forever.
+  for (const name of weakeningVariables(process.env)) delete process.env[name];
+  const env = { ...process.env };
+  const args = isSea() ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)];
+  const child = spawn(process.execPath, args, { env, stdio: 'inherit' });
+  // Ctrl-C and Ctrl-\ reach the child from the terminal itself (one process group): this
+  // process only waits. A signal sent to this PID alone is passed on.
+  const ignore = () => undefined;
+  const pass = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', ignore).on('SIGQUIT', ignore);
+  process.on('SIGTERM', pass).on('SIGHUP', pass);
+  return new Promise((resolve) => {
+    child.once('error', () => resolve(70)); // EX_SOFTWARE: our own executable could not start
+    child.once('exit', (code, signal) => {
+      if (signal === null) return resolve(code ?? 1);
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal); // die the same way the child did
+    });
+  });
+}
