@@ -30,6 +30,8 @@ export interface InstallRequest extends InstallOptions {
 export interface InstallResult {
   report: RunReport;
   nodeId?: string;
+  /** Core's provider, which the summary's notes depend on (SEC-08). */
+  provider?: 'docker' | 'microsandbox';
 }
 
 /** What a terminal shows, in order: preflight, each group of resources, the wait for Core. */
@@ -61,7 +63,8 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
     };
     await preflight(ctx, await authFor(ctx));
     const report = await reconcileInstallation(ctx, req);
-    if (req.dryRun) return { report };
+    const provider = ctx.configuration?.provider;
+    if (req.dryRun) return { report, provider };
     emit({
       type: 'step-start',
       step: 'ready',
@@ -69,7 +72,7 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
       phase: 'ready',
     });
     const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds);
-    return { report, nodeId };
+    return { report, nodeId, provider };
   });
 }
 

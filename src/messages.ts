@@ -193,6 +193,11 @@ export const MESSAGES = {
       'This node registered with other node settings than this command gives ({path}); this command changes nothing',
     hint: 'A node keeps the settings it registered with. To change them, remove it on Nodes, uninstall it, then add it again.',
   },
+  // Not a failure: the one note an install prints for Docker nodes (SEC-08).
+  docker_group_root: {
+    message: 'oac-node is in the docker group, which is root-equivalent on this host',
+    hint: 'Use a dedicated host (or rootless Docker, or microsandbox) and treat the oac-node account as root.',
+  },
   installer_busy: {
     message: 'Another oac-node installer or uninstaller is running on this host{holder}',
     hint: 'Wait for it to finish, then run the command again.',

@@ -1,8 +1,9 @@
 // The node's systemd unit (HOST-03): root-owned, User=oac-node, restarts every 5 s while Core is
 // unreachable, stops for good on 78, proxy settings only through the root-only env file
-// (HOST-06), and the sandboxing the node can live with. Pure: part of the desired state.
+// (HOST-06), and the sandboxing the node can live with (SEC-08, ./unit-sandbox.ts). Pure: part of the desired state.
 import { NODE_HOME, NODE_USER, type Layout } from '../layout.ts';
 import { PROXY_VARIABLES } from '../net/proxy-env.ts';
+import { sandboxLines } from './unit-sandbox.ts';
 
 export interface UnitInput {
   layout: Layout;
@@ -31,17 +32,8 @@ export function renderUnit({ layout, coreUrl, provider, checkpointRoot }: UnitIn
     // 78: Core no longer accepts the node (removed, or retired by a reset): never restart.
     'RestartPreventExitStatus=78',
     'UMask=0077',
-    'NoNewPrivileges=yes',
-    'ProtectSystem=strict',
     `ReadWritePaths=${NODE_HOME}${checkpointRoot === undefined ? '' : ` ${checkpointRoot}`}`,
-    'ProtectHome=yes',
-    'PrivateTmp=yes',
-    'ProtectKernelTunables=yes',
-    'ProtectKernelModules=yes',
-    'ProtectControlGroups=yes',
-    'RestrictSUIDSGID=yes',
-    'RestrictRealtime=yes',
-    'LockPersonality=yes',
+    ...sandboxLines(provider),
     '',
     '[Install]',
     'WantedBy=multi-user.target',

@@ -1,5 +1,5 @@
 // Runs the real executable's `_prepare` the way the installer does (setpriv to UID 65532 with the
-// provider group, a new session, the request on stdin) and collects its NDJSON events.
+// provider group, no_new_privs and no capabilities, a new session, the request on stdin) and collects its NDJSON events.
 import { spawn } from 'node:child_process';
 import { chownSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,8 +20,16 @@ export interface Prepared {
 }
 
 export function runPrepare(exe: string, groupGid: number, request: object): Promise<Prepared> {
-  const ids = ['--reuid', String(NODE_UID), '--regid', String(NODE_UID)];
-  const child = spawn('setpriv', [...ids, '--groups', String(groupGid), '--', exe, '_prepare'], {
+  const ids = [
+    '--reuid',
+    String(NODE_UID),
+    '--regid',
+    String(NODE_UID),
+    '--groups',
+    String(groupGid),
+  ];
+  const noPrivileges = ['--no-new-privs', '--inh-caps=-all', '--bounding-set=-all'];
+  const child = spawn('setpriv', [...ids, ...noPrivileges, '--', exe, '_prepare'], {
     env: {},
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],

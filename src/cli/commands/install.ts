@@ -122,19 +122,25 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     });
     await view?.finish();
     const unit = layout(installationId).unitName;
+    // SEC-08: a Docker node's account can do as root does through the docker group.
+    const notes =
+      result.provider === 'docker'
+        ? [`${message('docker_group_root')}: ${hint('docker_group_root') ?? ''}`]
+        : [];
     const summary = {
       type: 'summary',
       changed: result.report.changed,
       node_id: result.nodeId ?? null,
       status: `sudo systemctl status ${unit}`,
       logs: `sudo journalctl -u ${unit}`,
+      notes,
     };
     if (argv.json) jsonRenderer(write)(summary);
     else if (argv['dry-run'])
       write(result.report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
     else
       write(
-        `Node ${result.nodeId ?? ''} is connected and ready.\nStatus: ${summary.status}\nLogs: ${summary.logs}\n`,
+        `Node ${result.nodeId ?? ''} is connected and ready.\nStatus: ${summary.status}\nLogs: ${summary.logs}\n${notes.map((n) => `Note: ${n}\n`).join('')}`,
       );
     if (argv['dry-run'] && result.report.changed) throw new ExitStatus(EXIT.usage);
   },

@@ -5,7 +5,9 @@ import type { Host } from '../../host/host.ts';
 import { readPasswd } from '../../host/accounts.ts';
 import { NODE_UID, NODE_USER } from '../../layout.ts';
 
-/** SEC-08: no way back to privileges (no setuid, no file capabilities) and none kept. */
+/** setpriv's flags that leave a child of root nothing to gain (SEC-08): no_new_privs (a setuid
+ *  or file-capability executable cannot raise it again) and empty inheritable, ambient and
+ *  bounding sets, on top of the empty permitted and effective sets a non-root UID gets. */
 export const NO_PRIVILEGES = ['--no-new-privs', '--inh-caps=-all', '--bounding-set=-all'];
 
 export async function runAsNode(host: Host, argv: string[]): Promise<{ ok: boolean; why: string }> {

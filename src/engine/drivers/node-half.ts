@@ -1,7 +1,7 @@
 // HOST-08: everything but root's resources (account, group, home, program, env file, unit,
 // service) runs as oac-node,
 // in its own session without a terminal: `oac-node _prepare` started with setpriv (the node's
-// UID, its group and the provider group), its request (token included) on stdin. Its probe is
+// UID, its group and the provider group; no_new_privs and no capabilities, SEC-08), its request (token included) on stdin. Its probe is
 // the same child in dry-run mode, so the plan (and a rerun's "unchanged") reflects each of the
 // child's own steps. What of its work can be removed (state, network, store) is listed as
 // resources of their own; this one is never recorded and never removed.
@@ -14,6 +14,7 @@ import { DOCKER_SOCKET, NODE_HOME, NODE_UID, NODE_USER } from '../../layout.ts';
 import type { NodeConfiguration } from '../../net/core-schemas.ts';
 import { KEYS } from '../desired.ts';
 import type { Driver, DriverContext } from '../driver.ts';
+import { NO_PRIVILEGES } from './as-node.ts';
 import type { EngineEvent } from '../events.ts';
 import { ACTION_KINDS, OUTCOMES, changes, type Action } from '../step.ts';
 import * as z from 'zod';
@@ -97,7 +98,7 @@ async function runChild(
   const self = isSea()
     ? { command: host.path(layout.program), args: ['_prepare'] }
     : selfCommand(['_prepare']);
-  const setpriv = ['--reuid', String(ids.uid), '--regid', String(ids.gid)];
+  const setpriv = ['--reuid', String(ids.uid), '--regid', String(ids.gid), ...NO_PRIVILEGES];
   setpriv.push('--groups', String(node.providerGroup.gid), '--', self.command, ...self.args);
   const result = await host.run('setpriv', setpriv, {
     input: `${JSON.stringify(request)}\n`,
