@@ -14,7 +14,11 @@ export interface InstallCommandInput {
   /** Core's public URL, passed to the installer as `--core-url`. */
   coreUrl: string;
   installationId: string;
-  /** SHA-256 of `oac-node.gz`, as the console's `/node-install/SHA256SUMS` lists it. */
+  /**
+   * SHA-256 of the executable `oac-node` (what `gzip -d` makes of `oac-node.gz`), as the
+   * console's `/node-install/SHA256SUMS` lists it: the kept installer is named after it, so
+   * `sha256sum` can check every kept file by its name (BOOT-03).
+   */
   installerSha256: string;
   /** The enrollment token; it reaches the installer on standard input only (BOOT-05). */
   token: string;
@@ -28,8 +32,41 @@ export interface UninstallCommandInput {
   force?: boolean;
 }
 
-/** BOOT-04: the names sudo is asked to preserve, exactly the six of DL-04 and nothing else. */
+/** DL-04: the six proxy names; the installer gets them, and no other variable of the operator's. */
 export const PROXY_NAMES = PROXY_VARIABLES;
+
+/** The locale categories of glibc's setlocale(3), each passed on when set (SEC-07). */
+export const LOCALE_NAMES = [
+  'LANG',
+  'LC_ALL',
+  'LC_ADDRESS',
+  'LC_COLLATE',
+  'LC_CTYPE',
+  'LC_IDENTIFICATION',
+  'LC_MEASUREMENT',
+  'LC_MESSAGES',
+  'LC_MONETARY',
+  'LC_NAME',
+  'LC_NUMERIC',
+  'LC_PAPER',
+  'LC_TELEPHONE',
+  'LC_TIME',
+] as const;
+
+/**
+ * SEC-07: the operator's variables that reach the installer, when set in the environment.
+ * Everything else (NODE_OPTIONS, NODE_TLS_REJECT_UNAUTHORIZED, OPENSSL_CONF, LD_PRELOAD, …) is
+ * dropped by `env -i`. PATH and HOME are not taken from the operator: see SAFE_PATH and HOME in
+ * FAR_SIDE.
+ */
+export const PASSED_NAMES = ['TERM', ...LOCALE_NAMES, 'NO_COLOR', ...PROXY_NAMES] as const;
+
+/**
+ * The installer's PATH: fixed, root's usual one (sudo's secure_path on Debian), never the
+ * operator's, whose directories a root process must not search (SEC-07). src/host runs tools
+ * with the same PATH.
+ */
+export const SAFE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** BOOT-02: the tools checked before anything is downloaded (plus sudo when not root). */
 export const REQUIRED_TOOLS = ['curl', 'sha256sum', 'flock', 'gzip'] as const;
@@ -61,6 +98,7 @@ export const LINE_MESSAGES = {
   consoleRefused:
     'oac-node: the console answered HTTP $h for the installer; copy a fresh command from Web and run it again',
   downloadFailed: `oac-node: downloading the installer failed ${DOWNLOAD_TRIES} times; check the network and proxy settings, then run the command again`,
+  keptMismatch: 'oac-node: the kept installer $x does not match its checksum; downloading it again',
   checksumMismatch:
     "oac-node: the downloaded installer does not match this command's checksum; copy a fresh command from Web and run it again",
   cannotUnpack: 'oac-node: cannot unpack the installer into $d',
@@ -149,6 +187,16 @@ export function shQuote(value: string): string {
   return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
+/**
+ * A constant script as one double-quoted word. Only for FAR_SIDE: shellcheck reads a
+ * single-quoted `$` as a mistake (SC2016) unless `sh -c` is the first word, which it is not in
+ * `set -- env -i … /bin/sh -c …`. The script holds no `!` (history expansion in double quotes).
+ */
+function dqQuote(script: string): string {
+  if (script.includes('!')) throw new Error('a double-quoted word in the line cannot hold !');
+  return `"${script.replace(/[\\"$`]/g, '\\$&')}"`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rendering.
 
@@ -162,9 +210,10 @@ export function renderInstallCommand(input: InstallCommandInput): string {
     consoleUrl,
     sha256,
     installerArgs: `install --core-url ${shQuote(coreUrl)} --installation-id ${shQuote(installationId)}`,
-    // BOOT-05: the only place the token appears. printf is a builtin in dash, bash, zsh and
-    // busybox ash, so the token is never a process argument; the pipe is the installer's stdin.
-    run: `printf '%s\\n' ${shQuote(token)} | "$@"`,
+    // BOOT-05: the only place the token appears, after the environment's lines on the same
+    // stdin. printf is a builtin in dash, bash, zsh and busybox ash, so the token is never a
+    // process argument; what FAR_SIDE leaves of the pipe is the installer's stdin.
+    run: `{ ${ENV_LINES}; printf '%s\\n' ${shQuote(token)}; } | "$@"`,
   });
 }
 
@@ -177,10 +226,31 @@ export function renderUninstallCommand(input: UninstallCommandInput): string {
     consoleUrl,
     sha256,
     installerArgs: `uninstall --installation-id ${shQuote(installationId)}${force}`,
-    // Nothing to read: the uninstaller gets an empty stdin, never the rest of a piped script.
-    run: '"$@" </dev/null',
+    // Nothing to read: after the environment's lines the uninstaller's stdin ends, never the
+    // rest of a piped script.
+    run: `{ ${ENV_LINES}; } | "$@"`,
   });
 }
+
+// SEC-07, on the operator's side: one `NAME=value` line per PASSED_NAMES variable that is in the
+// environment (printenv sees exported variables only, as a child would), then an empty line.
+// printf is a builtin, so no value (a proxy password) is ever a process argument, nor in
+// sudo's log. A value holding a line break would break the framing and is not passed (no
+// locale, terminal or proxy value holds one). `$(printf '\nx')` is a newline in one line.
+export const ENV_LINES =
+  `nl=$(printf '\\nx'); nl=\${nl%x}; for n in ${PASSED_NAMES.join(' ')}; do ` +
+  `v=$(printenv "$n") && case $v in *"$nl"*) ;; *) printf '%s=%s\\n' "$n" "$v";; esac; done; echo`;
+
+// SEC-07, on the far side of sudo: the program sudo executes is `env -i`, so nothing of sudo's,
+// PAM's or the operator's environment passes (a policy with !env_reset or env_keep, pam_env);
+// this script starts with PATH=SAFE_PATH only. It reads ENV_LINES' lines from stdin (`read` takes
+// one byte at a time from a pipe, so the token after them stays unread), exports those whose
+// name is allowed (`export "$l"` assigns; the value is never parsed as shell text), sets HOME to
+// the passwd entry of the account it runs as (root's, not the operator's), and becomes the
+// installer. dash exports PWD on its own: unset, so the installer sees exactly the allowlist.
+export const FAR_SIDE =
+  `unset PWD; while IFS= read -r l && [ -n "$l" ]; do case \${l%%=*} in ${PASSED_NAMES.join('|')}) export "$l";; esac; done; ` +
+  'h=$(getent passwd "$(id -u)") && h=${h#*:*:*:*:*:} && export HOME="${h%%:*}"; exec "$@"';
 
 interface LineParts {
   consoleUrl: string; // validated
@@ -197,32 +267,6 @@ function renderLine(parts: LineParts): string {
   const fail = (text: string, status: number): string => `{ ${say(text)}; exit ${status}; }`;
   const M = LINE_MESSAGES;
   const E = LINE_EXIT;
-  const installerUrl = `${parts.consoleUrl}/node-install/oac-node.gz`;
-  // SEC-01: an https console allows https only, redirects included; plain http only happens for
-  // a loopback console (tests, the demo), which may still redirect to https. A loopback console
-  // is reached directly, never through a proxy (as DL-04 says for the installer's downloads).
-  const protocols = installerUrl.startsWith('https:') ? "'=https'" : "'=http,https'";
-  const direct = isLoopbackHost(new URL(installerUrl).hostname) ? " --noproxy '*'" : '';
-  const curl = [
-    `curl -q -sS -L${direct}`,
-    `--proto ${protocols}`,
-    // DL-03's floor for a stalled transfer: less than 64 KiB in a minute ends this try.
-    '--connect-timeout 30 --speed-limit 1092 --speed-time 60',
-    `-o "$p" -w '%{http_code}'`,
-    shQuote(installerUrl),
-  ].join(' ');
-  const download = [
-    say(M.downloading),
-    'n=0',
-    `while :; do n=$((n+1)); rm -f "$p"; h=$(${curl}); e=$?; [ "$e$h" = 0200 ] && break; ` +
-      `case $e:$h in 0:408|0:429|0:5??|[1-9]*) ;; *) rm -f "$p"; ${say(M.consoleRefused)}; exit ${E.consoleRefused};; esac; ` +
-      `[ "$n" -lt ${DOWNLOAD_TRIES} ] || { rm -f "$p"; ${say(M.downloadFailed)}; exit ${E.downloadFailed}; }; ` +
-      'sleep "$n"; done',
-    'v=$(sha256sum <"$p")',
-    `[ "\${v%% *}" = "$s" ] || { rm -f "$p"; ${say(M.checksumMismatch)}; exit ${E.checksumMismatch}; }`,
-    `{ gzip -d <"$p" >"$x.part" && chmod 0700 "$x.part" && mv -f "$x.part" "$x"; } || { rm -f "$p" "$x.part"; ${say(M.cannotUnpack)}; exit ${E.cannotWrite}; }`,
-    'rm -f "$p"',
-  ].join('; ');
   const statements = [
     // BOOT-01: a known shell state (no xtrace that would print the token, no noclobber, no
     // errexit: every failure is handled below), and private files from here on.
@@ -240,14 +284,59 @@ function renderLine(parts: LineParts): string {
     'p="$x.gz.part"',
     `{ mkdir -p "$d" && chmod 0700 "$d" && command exec 9>"$d/lock"; } || ${fail(M.cannotCreate, E.cannotWrite)}`,
     `flock -n 9 || { ${say(M.waiting)}; flock -w ${LOCK_WAIT_SECONDS} 9; } || ${fail(M.lockTimeout, E.downloadFailed)}`,
-    `[ -x "$x" ] || { ${download}; }`,
+    // BOOT-03: the kept installer runs only if its content still has the name's checksum; one
+    // that does not is removed and downloaded again (it was damaged or replaced after it was
+    // kept). `2>` before `<`: a missing file is not an error worth a line.
+    'v=$(sha256sum 2>/dev/null <"$x")',
+    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(M.keptMismatch)}; rm -f "$x"; ${download(parts.consoleUrl)}; }`,
     'exec 9>&-',
-    // BOOT-04/05: the installer's argv; NODE_OPTIONS cleared by env(1) in the process that
-    // executes it, so also on sudo's far side; --no-color for NO_COLOR; sudo unless root.
-    `set -- env -u NODE_OPTIONS "$x" ${parts.installerArgs}`,
+    // SEC-07, BOOT-04: `env -i` starts the installer (through FAR_SIDE) with a fixed PATH and
+    // nothing else; --no-color for NO_COLOR; sudo unless root, with no variable preserved:
+    // the allowed ones travel on stdin, in the run statement.
+    `set -- env -i ${shQuote(`PATH=${SAFE_PATH}`)} /bin/sh -c ${dqQuote(FAR_SIDE)} oac-node "$x" ${parts.installerArgs}`,
     '[ -z "${NO_COLOR:-}" ] || set -- "$@" --no-color',
-    `[ "$r" = 0 ] || set -- sudo --preserve-env=${PROXY_NAMES.join(',')} -- "$@"`,
+    '[ "$r" = 0 ] || set -- sudo -- "$@"',
     parts.run,
   ];
   return ` (${statements.join('; ')})`;
+}
+
+// BOOT-03, BOOT-06: download oac-node.gz (three tries), unpack it, and keep it as "$x" only if
+// the unpacked executable has the command's checksum. Runs with the lock held.
+function download(consoleUrl: string): string {
+  const say = (text: string): string => `echo "${text}" >&2`;
+  const M = LINE_MESSAGES;
+  const E = LINE_EXIT;
+  const installerUrl = `${consoleUrl}/node-install/oac-node.gz`;
+  // SEC-01: an https console allows https only, redirects included; plain http only happens for
+  // a loopback console (tests, the demo), which may still redirect to https. A loopback console
+  // is reached directly, never through a proxy (as DL-04 says for the installer's downloads).
+  const protocols = installerUrl.startsWith('https:') ? "'=https'" : "'=http,https'";
+  const direct = isLoopbackHost(new URL(installerUrl).hostname) ? " --noproxy '*'" : '';
+  const curl = [
+    `curl -q -sS -L${direct}`,
+    `--proto ${protocols}`,
+    // DL-03's floor for a stalled transfer: less than 64 KiB in a minute ends this try.
+    '--connect-timeout 30 --speed-limit 1092 --speed-time 60',
+    `-o "$p" -w '%{http_code}'`,
+    shQuote(installerUrl),
+  ].join(' ');
+  const mismatch = `${say(M.checksumMismatch)}; exit ${E.checksumMismatch}`;
+  return [
+    say(M.downloading),
+    'n=0',
+    `while :; do n=$((n+1)); rm -f "$p"; h=$(${curl}); e=$?; [ "$e$h" = 0200 ] && break; ` +
+      `case $e:$h in 0:408|0:429|0:5??|[1-9]*) ;; *) rm -f "$p"; ${say(M.consoleRefused)}; exit ${E.consoleRefused};; esac; ` +
+      `[ "$n" -lt ${DOWNLOAD_TRIES} ] || { rm -f "$p"; ${say(M.downloadFailed)}; exit ${E.downloadFailed}; }; ` +
+      'sleep "$n"; done',
+    // A download that gzip cannot unpack is not the installer (a proxy's error page served
+    // with 200, a damaged file): the checksum message. Only a sound gzip that cannot be
+    // written is the directory's fault.
+    `{ gzip -d <"$p" 2>/dev/null >"$x.part" && chmod 0700 "$x.part"; } || { rm -f "$x.part"; gzip -t <"$p" 2>/dev/null; e=$?; rm -f "$p"; ` +
+      `case $e in 0) ${say(M.cannotUnpack)}; exit ${E.cannotWrite};; esac; ${mismatch}; }`,
+    'rm -f "$p"',
+    'v=$(sha256sum <"$x.part")',
+    `[ "\${v%% *}" = "$s" ] || { rm -f "$x.part"; ${mismatch}; }`,
+    `mv -f "$x.part" "$x" || { rm -f "$x.part"; ${say(M.cannotUnpack)}; exit ${E.cannotWrite}; }`,
+  ].join('; ');
 }

@@ -1,6 +1,7 @@
 // The installer's checksum as the console publishes it: `<console>/node-install/SHA256SUMS`, the
-// line for `oac-node.gz` (docs/release-manifest.md). `oac-node command` embeds it in the line it
-// prints (BOOT-06). One bounded GET: SEC-01 URL policy, 10 s, 64 KiB, no redirects.
+// line for the executable `oac-node` (docs/release-manifest.md; the file also lists
+// `oac-node.gz`). `oac-node command` embeds it in the line it prints (BOOT-06): the line checks
+// the unpacked executable and keeps it under this name (BOOT-03). One bounded GET: SEC-01 URL policy, 10 s, 64 KiB, no redirects.
 import { request, type Dispatcher } from 'undici';
 import { OacError } from '../errors.ts';
 import { message } from '../messages.ts';
@@ -9,7 +10,7 @@ import { parseServiceUrl } from './url-policy.ts';
 
 export const CHECKSUM_TIMEOUT_MS = 10_000;
 export const CHECKSUM_MAX_BYTES = 64 * 1024;
-export const INSTALLER_NAME = 'oac-node.gz';
+export const INSTALLER_NAME = 'oac-node';
 const ROUTE = 'GET /node-install/SHA256SUMS';
 
 export interface ChecksumOptions {
@@ -18,13 +19,13 @@ export interface ChecksumOptions {
 }
 
 /**
- * The SHA-256 that a `sha256sum`-format text lists for `oac-node.gz` (`<hex>  oac-node.gz` or
- * `<hex> *oac-node.gz`), or undefined when there is no such line or two lines disagree.
+ * The SHA-256 that a `sha256sum`-format text lists for `oac-node` (`<hex>  oac-node` or
+ * `<hex> *oac-node`), or undefined when there is no such line or two lines disagree.
  */
 export function parseInstallerSha256(text: string): string | undefined {
   const found = new Set<string>();
   for (const line of text.split('\n')) {
-    const match = /^([0-9a-f]{64}) [ *]oac-node\.gz\r?$/.exec(line);
+    const match = /^([0-9a-f]{64}) [ *]oac-node\r?$/.exec(line);
     if (match?.[1] !== undefined) found.add(match[1]);
   }
   return found.size === 1 ? [...found][0] : undefined;

@@ -3,11 +3,18 @@
 import { OacError } from '../errors.ts';
 import { message } from '../messages.ts';
 
+/**
+ * SEC-01, SEC-07: loopback is 127.0.0.0/8, ::1 and the name `localhost` exactly: plain http is
+ * allowed and no proxy is used only for these. Not names under `.localhost`: RFC 6761 asks
+ * resolvers to answer them with loopback, but Node's lookup (getaddrinfo) sends them to DNS
+ * like any other name, so they may lead anywhere.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === 'localhost') return true;
   if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  const octets = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  return octets !== null && octets.slice(1).every((o) => Number(o) <= 255);
 }
 
 /** Parses a URL that names Core, the console or the release, and enforces SEC-01. */

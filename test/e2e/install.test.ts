@@ -105,7 +105,7 @@ test('BOOT/HOST/ENR issue #4: the generated line, run as root, makes a connected
   });
 });
 
-test("BOOT-04/BOOT-05 run by a sudo-capable user: sudo with the six proxy names only; the token not in sudo's log", async () => {
+test("BOOT-04/BOOT-05/SEC-07 run by a sudo-capable user: sudo executes env -i and keeps no variable; the token not in sudo's log", async () => {
   await withHost(async (host, core) => {
     const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
     const { token, command } = issued.body as { token: string; command: string };
@@ -125,6 +125,8 @@ test("BOOT-04/BOOT-05 run by a sudo-capable user: sudo with the six proxy names 
     // sudo logged the command (to the journal); the token is not in it.
     const sudoLog = await host.sh('journalctl --no-pager _COMM=sudo');
     assert.match(sudoLog.stdout, /COMMAND=.*install --core-url/);
+    // SEC-07: what sudo ran is env -i with the fixed PATH; the allowed values came on stdin.
+    assert.match(sudoLog.stdout, /COMMAND=\S*env -i PATH=\/usr\/local\/sbin:\S+ \/bin\/sh -c /);
     assert.equal(
       (await host.sh('journalctl --no-pager | grep -c -F -f /root/.needle')).stdout.trim(),
       '0',

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request, WebSocket } from 'undici';
+import { gzipSync } from 'node:zlib';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = 10_000;
@@ -269,10 +270,16 @@ export async function makeReleaseDir(): Promise<SampleRelease> {
     file(`oac-${release}-linux-amd64-runtime.tar.gz`, 'runtime-image', 400 * 1024),
     file(`oac-${release}-microsandbox-runtime.bin`, 'microsandbox-runtime', 200 * 1024),
   ];
-  const installer = randomBytes(100 * 1024);
+  // node-install/ as fixtures/release makes it: the gzip, and SHA256SUMS listing the
+  // executable (what the one-line command embeds) and the gzip.
+  const executable = randomBytes(100 * 1024);
+  const installer = gzipSync(executable, { level: 1 });
   await mkdir(join(dir, 'node-install'));
   await writeFile(join(dir, 'node-install', 'oac-node.gz'), installer);
-  await writeFile(join(dir, 'node-install', 'SHA256SUMS'), `${sha(installer)}  oac-node.gz\n`);
+  await writeFile(
+    join(dir, 'node-install', 'SHA256SUMS'),
+    `${sha(executable)}  oac-node\n${sha(installer)}  oac-node.gz\n`,
+  );
   for (const f of files) await writeFile(join(dir, f.name), f.data);
   const manifest = {
     format: 1,

@@ -35,7 +35,7 @@ test('DL-01 the console serves the installer and its SHA256SUMS, GET and HEAD', 
   assert.deepEqual(gz.body, release.installer);
   assert.equal(gz.headers['accept-ranges'], 'bytes');
   const sums = await get(`${core.console_url}/node-install/SHA256SUMS`);
-  assert.match(sums.body.toString(), /^[0-9a-f]{64} {2}oac-node\.gz\n$/);
+  assert.match(sums.body.toString(), /^[0-9a-f]{64} {2}oac-node\n[0-9a-f]{64} {2}oac-node\.gz\n$/);
   const head = await get(`${core.console_url}/node-install/oac-node.gz`, {}, 'HEAD');
   assert.equal(head.status, 200);
   assert.equal(head.headers['content-length'], String(release.installer.length));

@@ -3,12 +3,13 @@
 // process argument), with real curl, sha256sum, flock and gzip, against the reference Core's
 // console on loopback serving a release built by fixtures/release from a small fake installer,
 // and HOME pointed at a scratch directory. The fake installer prints its arguments, the line it
-// read on stdin, NODE_OPTIONS and its umask, so each promise is read off its output.
+// read on stdin, NODE_OPTIONS, its umask and the environment it was started with, so each
+// promise is read off its output.
 //
 // The sudo path runs here with a fake `id` (not root) and a fake `sudo` that records its argv and
 // keeps the whole environment; real sudo with a non-root sudo user is the e2e tier's.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   chmod,
@@ -28,11 +29,13 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { buildRelease } from '../../fixtures/release/main.ts';
 import {
+  FAR_SIDE,
   LINE_EXIT,
   LINE_MESSAGES,
-  PROXY_NAMES,
+  PASSED_NAMES,
   renderInstallCommand,
   renderUninstallCommand,
+  SAFE_PATH,
 } from '../../installer/one-liner.ts';
 import { call, startCore, type TestCore } from '../helpers/core.ts';
 
@@ -44,7 +47,8 @@ const BASE_PATH =
   process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 // The fake installer. `read` and `printf` are builtins: the fake itself never puts the token in
-// an argument either, so the /proc test checks the line, not the fake.
+// an argument either, so the /proc test checks the line, not the fake. setKnob() tells it to
+// sleep or to exit with a status.
 const FAKE_INSTALLER = `#!/bin/sh
 # fake oac-node for the one-line command tests
 printf 'argv:'
@@ -53,8 +57,12 @@ printf '\\n'
 if IFS= read -r line; then printf 'stdin: %s\\n' "$line"; else printf 'stdin: <none>\\n'; fi
 printf 'NODE_OPTIONS: %s\\n' "\${NODE_OPTIONS-<unset>}"
 printf 'umask: %s\\n' "$(umask)"
-[ -z "\${FAKE_SLEEP:-}" ] || sleep "$FAKE_SLEEP"
-exit "\${FAKE_EXIT:-0}"
+# What it was started with (a shell adds PWD to its own environment later), NUL-separated.
+printf 'environ: %s\\n' "$(base64 -w0 </proc/$$/environ)"
+# Knobs in files next to it: the environment cannot carry them (SEC-07, env -i).
+k=$(cat "$0.sleep" 2>/dev/null) && sleep "$k"
+k=$(cat "$0.exit" 2>/dev/null) || k=0
+exit "$k"
 `;
 
 interface LineRun {
@@ -68,10 +76,12 @@ interface FakeOutput {
   stdin: string;
   nodeOptions: string;
   umask: string;
+  environ: Record<string, string>;
 }
 
 let work: string;
 let releaseDir: string;
+/** The executable's SHA-256: what the line embeds and names the kept installer by (BOOT-03). */
 let sha256: string;
 let core: TestCore;
 
@@ -89,8 +99,11 @@ before(async () => {
     version: '0.1.0',
   });
   const sums = await readFile(join(releaseDir, 'node-install', 'SHA256SUMS'), 'utf8');
-  sha256 = sums.slice(0, 64);
-  assert.equal(sums, `${sha256}  oac-node.gz\n`);
+  sha256 = createHash('sha256').update(FAKE_INSTALLER).digest('hex');
+  const gzSha = createHash('sha256')
+    .update(await readFile(join(dist, 'oac-node.gz')))
+    .digest('hex');
+  assert.equal(sums, `${sha256}  oac-node\n${gzSha}  oac-node.gz\n`);
   core = await startCore(['--release-dir', releaseDir]);
 });
 
@@ -160,7 +173,26 @@ function fake(stdout: string): FakeOutput {
   };
   const argvLine = stdout.split('\n').find((l) => l.startsWith('argv:')) ?? '';
   const argv = [...argvLine.matchAll(/\[([^\]]*)\]/g)].map((m) => m[1] ?? '');
-  return { argv, stdin: field('stdin'), nodeOptions: field('NODE_OPTIONS'), umask: field('umask') };
+  const environ: Record<string, string> = {};
+  for (const entry of Buffer.from(field('environ'), 'base64').toString('utf8').split('\0')) {
+    if (entry === '') continue;
+    const eq = entry.indexOf('=');
+    environ[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return {
+    argv,
+    stdin: field('stdin'),
+    nodeOptions: field('NODE_OPTIONS'),
+    umask: field('umask'),
+    environ,
+  };
+}
+
+/** HOME as the installer gets it: the passwd entry of the account it runs as (this test's). */
+function passwdHome(): string {
+  const uid = process.getuid?.() ?? 0;
+  const entry = execFileSync('getent', ['passwd', String(uid)], { encoding: 'utf8' });
+  return entry.split(':')[5] ?? '';
 }
 
 async function installerRequests(): Promise<Array<{ status: number | null }>> {
@@ -182,6 +214,12 @@ function bootstrapDir(home: string): string {
   return join(home, '.oac', 'node-bootstrap');
 }
 
+/** `<kept installer>.sleep` or `.exit`: read by the fake installer when it runs. */
+async function setKnob(home: string, knob: 'sleep' | 'exit', value: string): Promise<void> {
+  await mkdir(bootstrapDir(home), { recursive: true, mode: 0o700 });
+  await writeFile(join(bootstrapDir(home), `${sha256}.${knob}`), `${value}\n`);
+}
+
 async function listing(dir: string): Promise<string[]> {
   return (await readdir(dir)).sort();
 }
@@ -197,7 +235,7 @@ async function exists(path: string): Promise<boolean> {
 async function pathWithout(omit: string[], extra: Record<string, string> = {}): Promise<string> {
   const dir = await mkdtemp(join(work, 'bin-'));
   const tools = ['uname', 'id', 'curl', 'sha256sum', 'flock', 'gzip', 'mkdir', 'chmod', 'rm'];
-  tools.push('mv', 'env', 'sleep', 'cat', 'sudo');
+  tools.push('mv', 'env', 'sleep', 'cat', 'sudo', 'printenv');
   for (const tool of tools) {
     if (omit.includes(tool)) continue;
     for (const where of BASE_PATH.split(':')) {
@@ -212,6 +250,16 @@ async function pathWithout(omit: string[], extra: Record<string, string> = {}): 
   }
   return dir;
 }
+
+// Not root, as far as the line can tell.
+const fakeId = '#!/bin/sh\nif [ "$1" = -u ]; then echo 1000; else exec /usr/bin/id "$@"; fi\n';
+// Records its argv (what sudo would log), then runs the command with the WHOLE environment, as a
+// sudoers policy with !env_reset would: the allowlist must not rely on sudo. Like sudo, it stays
+// the command's parent while the command runs (its argv visible in /proc all that time).
+const fakeSudo =
+  '#!/bin/sh\nfor a in "$@"; do printf \'%s\\n\' "$a"; done >"$HOME/sudo-argv"\n' +
+  'while [ "$#" -gt 0 ]; do case $1 in --) shift; break;; -*) shift;; *) break;; esac; done\n' +
+  '"$@"\n';
 
 async function fakeBin(scripts: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(work, 'fakebin-'));
@@ -426,7 +474,8 @@ describe('the install line, run for real', () => {
 
   test("the line's exit status is the installer's", async () => {
     const home = await scratchHome();
-    const r = await run('/bin/dash', installLine(token()), home, { FAKE_EXIT: '3' });
+    await setKnob(home, 'exit', '3');
+    const r = await run('/bin/dash', installLine(token()), home);
     assert.equal(r.code, 3);
   });
 
@@ -438,13 +487,9 @@ describe('the install line, run for real', () => {
     await armFault({ kind: 'drip', bytes_per_minute: 9000 }, 1);
     for (const shell of SHELLS) {
       await rm(bootstrapDir(home), { recursive: true, force: true });
+      await setKnob(home, 'sleep', '1');
       await armFault({ kind: 'drip', bytes_per_minute: 9000 }, 1);
-      const running = runLine(shell, installLine(t), {
-        PATH: BASE_PATH,
-        HOME: home,
-        LANG: 'C',
-        FAKE_SLEEP: '1',
-      });
+      const running = runLine(shell, installLine(t), { PATH: BASE_PATH, HOME: home, LANG: 'C' });
       let finished = false;
       void running.done.then(() => (finished = true));
       const seen = { samples: 0, curl: false, installer: false };
@@ -480,34 +525,197 @@ describe('the install line, run for real', () => {
   });
 });
 
-describe('the sudo path (fake id and sudo; real sudo is the e2e tier)', () => {
-  // Not root, as far as the line can tell.
-  const fakeId = '#!/bin/sh\nif [ "$1" = -u ]; then echo 1000; else exec /usr/bin/id "$@"; fi\n';
-  // Records its argv (what sudo would log), then runs the command with the WHOLE environment, as
-  // a sudoers policy with !env_reset would: the clearing of NODE_OPTIONS must not rely on sudo.
-  const fakeSudo =
-    '#!/bin/sh\nfor a in "$@"; do printf \'%s\\n\' "$a"; done >"$HOME/sudo-argv"\n' +
-    'while [ "$#" -gt 0 ]; do case $1 in --) shift; break;; -*) shift;; *) break;; esac; done\n' +
-    'exec "$@"\n';
+describe('SEC-07 the installer starts with an allowlisted environment', () => {
+  // Every allowed name set (one LC_ name empty, which is still set), next to what must not pass.
+  const ALLOWED: Record<string, string> = {
+    ...Object.fromEntries(PASSED_NAMES.map((name) => [name, 'C'])),
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    LC_TIME: '',
+    LC_MESSAGES: "it's $(touch CANARY) `touch CANARY` \\ *",
+    NO_COLOR: '1',
+    // The console is loopback, so curl goes direct (--noproxy '*') whatever these say.
+    http_proxy: 'http://127.0.0.1:9',
+    https_proxy: 'http://proxy-user:SeCrEt-proxy-pw@127.0.0.1:9',
+    no_proxy: '.corp.example',
+    HTTP_PROXY: 'http://127.0.0.1:9',
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    NO_PROXY: 'localhost',
+  };
+  const REFUSED = {
+    NODE_OPTIONS: '--require /nonexistent.js',
+    NODE_TLS_REJECT_UNAUTHORIZED: '0',
+    NODE_EXTRA_CA_CERTS: '/nonexistent/ca.pem',
+    NODE_REDIRECT_WARNINGS: '/nonexistent/warnings',
+    OPENSSL_CONF: '/nonexistent/openssl.cnf',
+    SSL_CERT_FILE: '/nonexistent/ca.pem',
+    LD_PRELOAD: '/nonexistent/evil.so',
+    LD_LIBRARY_PATH: '/nonexistent',
+    DOCKER_HOST: 'tcp://127.0.0.1:9',
+    ALL_PROXY: 'http://127.0.0.1:9',
+    LANGUAGE: 'de',
+    LC_FAKE: 'not a locale category',
+    FOO: 'bar',
+  };
 
   for (const shell of SHELLS) {
-    test(`BOOT-04 BOOT-05 ${shell}: sudo gets exactly the six proxy names, env -u NODE_OPTIONS and no token`, async () => {
+    test(`SEC-07 ${shell}: a root shell's NODE_OPTIONS, NODE_TLS_REJECT_UNAUTHORIZED, OPENSSL_CONF, LD_PRELOAD, FOO… do not reach the installer; TERM, LANG, LC_*, NO_COLOR and the proxies do`, async () => {
+      const home = await scratchHome();
+      const t = token();
+      const r = await run(shell, installLine(t), home, { ...ALLOWED, ...REFUSED });
+      assert.equal(r.code, 0, r.stderr);
+      const out = fake(r.stdout);
+      assert.equal(out.stdin, t);
+      assert.deepEqual(out.environ, { ...ALLOWED, PATH: SAFE_PATH, HOME: passwdHome() });
+      assert.deepEqual(await readdir(process.cwd()).then((n) => n.includes('CANARY')), false);
+    });
+  }
+
+  test('SEC-07 a value holding a line break is not passed; an unexported variable is not either', async () => {
+    const home = await scratchHome();
+    const line = `LC_COLLATE=C; ${installLine(token())}`; // set in the shell, not exported
+    const r = await run('/bin/dash', line, home, { LC_PAPER: 'two\nlines', TERM: 'dumb' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(fake(r.stdout).environ, {
+      PATH: SAFE_PATH,
+      HOME: passwdHome(),
+      LANG: 'C',
+      TERM: 'dumb',
+    });
+  });
+
+  for (const via of ['a root shell', 'sudo'] as const) {
+    test(`SEC-03 SEC-07 through ${via}: a proxy password is in no /proc/*/cmdline while the line runs`, async () => {
+      const home = await scratchHome();
+      const secret = Buffer.from('SeCrEt-proxy-pw');
+      const bin = await fakeBin({ id: fakeId, sudo: fakeSudo });
+      await setKnob(home, 'sleep', '1');
+      await armFault({ kind: 'drip', bytes_per_minute: 9000 }, 1);
+      const running = runLine('/bin/dash', installLine(token()), {
+        PATH: via === 'sudo' ? `${bin}:${BASE_PATH}` : BASE_PATH,
+        HOME: home,
+        LANG: 'C',
+        https_proxy: `http://proxy-user:${secret.toString()}@127.0.0.1:9`,
+      });
+      let finished = false;
+      void running.done.then(() => (finished = true));
+      const leaks: string[] = [];
+      let samples = 0;
+      while (!finished) {
+        for (const pid of await readdir('/proc')) {
+          if (!/^\d+$/.test(pid)) continue;
+          const data = await readFile(`/proc/${pid}/cmdline`).catch(() => undefined);
+          if (data?.includes(secret) === true) leaks.push(`${pid}: ${String(data)}`);
+        }
+        samples += 1;
+      }
+      const r = await running.done;
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(fake(r.stdout).environ.https_proxy?.includes(secret.toString()), true);
+      assert.equal(await exists(join(home, 'sudo-argv')), via === 'sudo');
+      assert.deepEqual(leaks, [], 'the proxy password was a process argument');
+      assert.ok(samples >= 5, `sampled ${samples} times`);
+    });
+  }
+});
+
+describe('BOOT-03 the kept installer: named by its own SHA-256, verified before every run', () => {
+  test('BOOT-03 sha256sum checks every kept file by its name', async () => {
+    const home = await scratchHome();
+    const r = await run('/bin/bash', installLine(token()), home);
+    assert.equal(r.code, 0, r.stderr);
+    // docs/one-line-command.md's check, word for word.
+    const check = await run(
+      '/bin/dash',
+      'cd ~/.oac/node-bootstrap && for f in *; do case $f in *[!0-9a-f]*) ;; *) echo "$f  $f";; esac; done | sha256sum -c',
+      home,
+    );
+    assert.equal(check.code, 0, check.stderr);
+    assert.equal(check.stdout, `${sha256}: OK\n`);
+  });
+
+  for (const shell of SHELLS) {
+    test(`BOOT-03 ${shell}: a kept file that no longer matches its name is never run: removed, downloaded again, then run`, async () => {
+      const home = await scratchHome();
+      const first = await run(shell, installLine(token()), home);
+      assert.equal(first.code, 0, first.stderr);
+      // Replaced after it was kept: executable, same name, other content.
+      const kept = join(bootstrapDir(home), sha256);
+      const marker = join(home, 'tampered-ran');
+      await writeFile(kept, `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o700 });
+      const t = token();
+      const r = await run(shell, installLine(t), home);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(await exists(marker), false, 'the tampered file never ran');
+      assert.equal(fake(r.stdout).stdin, t, 'the genuine installer ran');
+      assert.equal(
+        r.stderr,
+        `${LINE_MESSAGES.keptMismatch.replace('$x', kept)}\n${LINE_MESSAGES.downloading}\n`,
+      );
+      assert.equal(await readFile(kept, 'utf8'), FAKE_INSTALLER);
+      assert.equal((await stat(kept)).mode & 0o777, 0o700);
+      assert.equal((await installerRequests()).length, 2);
+    });
+  }
+
+  test('BOOT-03 a kept file with the right content is reused whatever else is in the directory; a truncated one is replaced', async () => {
+    const home = await scratchHome();
+    assert.equal((await run('/bin/dash', installLine(token()), home)).code, 0);
+    const kept = join(bootstrapDir(home), sha256);
+    await writeFile(kept, FAKE_INSTALLER.slice(0, 20), { mode: 0o700 });
+    const r = await run('/bin/dash', installLine(token()), home);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stderr.startsWith('oac-node: the kept installer '), r.stderr);
+    const again = await run('/bin/dash', installLine(token()), home);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stderr, '', 'verified and reused: nothing to say');
+    assert.equal((await installerRequests()).length, 2);
+  });
+
+  test('BOOT-06 a download cut short that curl took for whole (wrong Content-Length) is not unpacked: the checksum message, exit 65', async () => {
+    await armFault({ kind: 'wrong_length', delta: -40 }, 3);
+    const home = await scratchHome();
+    const r = await run('/bin/dash', installLine(token()), home);
+    assert.equal(r.code, LINE_EXIT.checksumMismatch, r.stderr);
+    assert.equal(r.stdout, '', 'nothing ran');
+    assert.ok(r.stderr.endsWith(`${LINE_MESSAGES.checksumMismatch}\n`), r.stderr);
+    assert.deepEqual(await listing(bootstrapDir(home)), ['lock']);
+  });
+});
+
+describe('the sudo path (fake id and sudo; real sudo is the e2e tier)', () => {
+  // A shell full of what must not reach a root installer (SEC-07), plus allowed names.
+  const HOSTILE_ENV = {
+    NODE_OPTIONS: '--require /nonexistent.js',
+    NODE_TLS_REJECT_UNAUTHORIZED: '0',
+    OPENSSL_CONF: '/nonexistent/openssl.cnf',
+    LD_PRELOAD: '/nonexistent/evil.so',
+    SSL_CERT_FILE: '/nonexistent/ca.pem',
+    FOO: 'bar',
+  };
+
+  for (const shell of SHELLS) {
+    test(`BOOT-04 BOOT-05 SEC-07 ${shell}: sudo runs env -i with a fixed PATH, is asked to keep nothing, and never sees the token`, async () => {
       const home = await scratchHome();
       const bin = await fakeBin({ id: fakeId, sudo: fakeSudo });
       const t = token();
       const r = await run(shell, installLine(t), home, {
         PATH: `${bin}:${BASE_PATH}`,
-        NODE_OPTIONS: '--require /nonexistent.js',
+        ...HOSTILE_ENV,
         https_proxy: 'http://proxy.invalid:3128',
       });
       assert.equal(r.code, 0, r.stderr);
       const sudoArgv = (await readFile(join(home, 'sudo-argv'), 'utf8')).split('\n').slice(0, -1);
       assert.deepEqual(sudoArgv, [
-        `--preserve-env=${PROXY_NAMES.join(',')}`,
         '--',
         'env',
-        '-u',
-        'NODE_OPTIONS',
+        '-i',
+        `PATH=${SAFE_PATH}`,
+        '/bin/sh',
+        '-c',
+        FAR_SIDE,
+        'oac-node',
         join(bootstrapDir(home), sha256),
         'install',
         '--core-url',
@@ -517,7 +725,13 @@ describe('the sudo path (fake id and sudo; real sudo is the e2e tier)', () => {
       ]);
       const out = fake(r.stdout);
       assert.equal(out.stdin, t, 'the token went through sudo on stdin');
-      assert.equal(out.nodeOptions, '<unset>', 'cleared on the far side of sudo');
+      // This fake sudo kept the whole environment (as !env_reset would): env -i did the work.
+      assert.deepEqual(out.environ, {
+        PATH: SAFE_PATH,
+        HOME: passwdHome(),
+        LANG: 'C',
+        https_proxy: 'http://proxy.invalid:3128',
+      });
     });
   }
 
@@ -545,14 +759,9 @@ describe('the sudo path (fake id and sudo; real sudo is the e2e tier)', () => {
     const r = await run('/bin/bash', line, home, { PATH: `${bin}:${BASE_PATH}` });
     assert.equal(r.code, 0, r.stderr);
     const sudoArgv = (await readFile(join(home, 'sudo-argv'), 'utf8')).split('\n').slice(0, -1);
-    assert.deepEqual(sudoArgv.slice(0, 5), [
-      `--preserve-env=${PROXY_NAMES.join(',')}`,
-      '--',
-      'env',
-      '-u',
-      'NODE_OPTIONS',
-    ]);
-    assert.deepEqual(sudoArgv.slice(6), ['uninstall', '--installation-id', ID, '--force']);
+    assert.deepEqual(sudoArgv.slice(0, 4), ['--', 'env', '-i', `PATH=${SAFE_PATH}`]);
+    assert.deepEqual(sudoArgv.slice(9), ['uninstall', '--installation-id', ID, '--force']);
+    assert.equal(fake(r.stdout).stdin, '<none>', 'the uninstaller reads an ended stdin');
   });
 });
 

@@ -73,16 +73,21 @@ describe('release builder', () => {
     ]);
   });
 
-  it('DL-01 SHA256SUMS files pass the real sha256sum -c and match the manifest', async () => {
+  it('DL-01 BOOT-03 SHA256SUMS files pass the real sha256sum -c and match the manifest; node-install lists the executable too', async () => {
     const sums = await readFile(join(built.outDir, 'SHA256SUMS'), 'utf8');
     assert.equal(sums, built.manifest.files.map((f) => `${f.sha256}  ${f.name}\n`).join(''));
     await execa('sha256sum', ['--strict', '-c', 'SHA256SUMS'], { cwd: built.outDir });
+    // node-install/ serves the gzip only; its SHA256SUMS also names the executable, whose
+    // checksum the one-line command embeds (BOOT-03): --ignore-missing for that line.
     const installDir = join(built.outDir, 'node-install');
-    await execa('sha256sum', ['--strict', '-c', 'SHA256SUMS'], { cwd: installDir });
+    const checked = await execa('sha256sum', ['--strict', '--ignore-missing', '-c', 'SHA256SUMS'], {
+      cwd: installDir,
+    });
+    assert.equal(checked.stdout, 'oac-node.gz: OK');
     const gz = await readFile(join(installDir, 'oac-node.gz'));
     assert.equal(
       await readFile(join(installDir, 'SHA256SUMS'), 'utf8'),
-      `${sha256(gz)}  oac-node.gz\n`,
+      `${sha256(gunzipSync(gz))}  oac-node\n${sha256(gz)}  oac-node.gz\n`,
     );
   });
 

@@ -135,20 +135,21 @@ describe('oac-node command', () => {
 });
 
 describe("the console's SHA256SUMS", () => {
-  test('BOOT-06 the line for oac-node.gz, in either sha256sum mode', () => {
-    assert.equal(parseInstallerSha256(`${SHA}  oac-node.gz\n`), SHA);
-    assert.equal(parseInstallerSha256(`${OTHER}  other.gz\n${SHA} *oac-node.gz\n`), SHA);
-    assert.equal(parseInstallerSha256(`${SHA}  oac-node.gz\r\n`), SHA);
-    assert.equal(parseInstallerSha256(`${SHA}  oac-node.gz\n${SHA}  oac-node.gz\n`), SHA);
+  test('BOOT-03 BOOT-06 the line for the executable oac-node (not oac-node.gz), in either sha256sum mode', () => {
+    assert.equal(parseInstallerSha256(`${SHA}  oac-node\n`), SHA);
+    assert.equal(parseInstallerSha256(`${SHA}  oac-node\n${OTHER}  oac-node.gz\n`), SHA);
+    assert.equal(parseInstallerSha256(`${OTHER}  oac-node.gz\n${SHA} *oac-node\n`), SHA);
+    assert.equal(parseInstallerSha256(`${SHA}  oac-node\r\n`), SHA);
+    assert.equal(parseInstallerSha256(`${SHA}  oac-node\n${SHA}  oac-node\n`), SHA);
   });
 
   test('BOOT-06 no line, a malformed line, or two different lines: no checksum', () => {
     assert.equal(parseInstallerSha256(''), undefined);
-    assert.equal(parseInstallerSha256(`${SHA}  oac-node\n`), undefined);
-    assert.equal(parseInstallerSha256(`${SHA.toUpperCase()}  oac-node.gz\n`), undefined);
-    assert.equal(parseInstallerSha256(`${SHA}  oac-node.gz.old\n`), undefined);
-    assert.equal(parseInstallerSha256(`x${SHA}  oac-node.gz\n`), undefined);
-    assert.equal(parseInstallerSha256(`${SHA}  oac-node.gz\n${OTHER}  oac-node.gz\n`), undefined);
+    assert.equal(parseInstallerSha256(`${SHA}  oac-node.gz\n`), undefined);
+    assert.equal(parseInstallerSha256(`${SHA.toUpperCase()}  oac-node\n`), undefined);
+    assert.equal(parseInstallerSha256(`${SHA}  oac-node.old\n`), undefined);
+    assert.equal(parseInstallerSha256(`x${SHA}  oac-node\n`), undefined);
+    assert.equal(parseInstallerSha256(`${SHA}  oac-node\n${OTHER}  oac-node\n`), undefined);
   });
 
   test('SEC-01 the URL keeps a console path prefix and refuses plain http off loopback', () => {

@@ -8,9 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
+  ENV_LINES,
+  FAR_SIDE,
   LINE_EXIT,
   LINE_MESSAGES,
-  PROXY_NAMES,
+  LOCALE_NAMES,
+  PASSED_NAMES,
+  SAFE_PATH,
   renderInstallCommand,
   renderUninstallCommand,
   shQuote,
@@ -106,10 +110,18 @@ describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', ()
     assert.ok(install.indexOf('exec 9>&-') > install.indexOf('mv -f'), 'lock held until unpacked');
   });
 
-  test('BOOT-03 the runnable installer is named by the checksum; a present one is reused', () => {
+  test('BOOT-03 the runnable installer is named by its own checksum and verified before every run, a kept one too', () => {
     assert.ok(install.includes(`s='${SHA}'`));
     assert.ok(install.includes('x="$d/$s"; p="$x.gz.part"'));
-    assert.ok(install.includes('[ -x "$x" ] || { '));
+    // The kept file is hashed under the lock; only a match skips the download.
+    const kept = install.indexOf('v=$(sha256sum 2>/dev/null <"$x"); [ "${v%% *}" = "$s" ] || { ');
+    assert.ok(kept > install.indexOf('flock -n 9'));
+    assert.ok(kept < install.indexOf('curl -q'));
+    assert.ok(
+      install.includes(`[ -e "$x" ] && echo "${LINE_MESSAGES.keptMismatch}" >&2; rm -f "$x"; `),
+    );
+    // No reuse on the mere presence or mode of a file.
+    assert.doesNotMatch(install, /\[ -[xfe] "\$x" \] \|\|/);
   });
 
   test('BOOT-03 at most three tries, each starting by clearing the unfinished download', () => {
@@ -124,54 +136,143 @@ describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', ()
     assert.ok(install.includes("'https://core.example.com/node-install/oac-node.gz'"));
   });
 
-  test('BOOT-06 the checksum is verified before unpacking with gzip -d; a mismatch says what to do', () => {
-    const verify = install.indexOf('[ "${v%% *}" = "$s" ] ||');
-    assert.ok(verify > install.indexOf('v=$(sha256sum <"$p")'));
-    assert.ok(install.indexOf('gzip -d <"$p" >"$x.part"') > verify);
-    assert.ok(
-      install.includes(
-        `echo "oac-node: the downloaded installer does not match this command's checksum; copy a fresh command from Web and run it again" >&2; exit ${LINE_EXIT.checksumMismatch};`,
-      ),
+  test('BOOT-06 the unpacked executable is verified before it takes the name; a mismatch says what to do', () => {
+    const unpack = install.indexOf('gzip -d <"$p" 2>/dev/null >"$x.part"');
+    const verify = install.indexOf(
+      'v=$(sha256sum <"$x.part"); [ "${v%% *}" = "$s" ] || { rm -f "$x.part"; ',
     );
+    assert.ok(unpack > install.indexOf('curl -q'));
+    assert.ok(verify > unpack);
+    assert.ok(install.indexOf('mv -f "$x.part" "$x"') > verify);
+    const mismatch = `echo "${LINE_MESSAGES.checksumMismatch}" >&2; exit ${LINE_EXIT.checksumMismatch};`;
+    assert.ok(install.includes(mismatch));
+    // A download gzip cannot read is not the installer either: the same message.
+    assert.ok(install.includes('gzip -t <"$p" 2>/dev/null; e=$?; rm -f "$p"; case $e in 0) '));
   });
 });
 
-describe('BOOT-04 sudo unless root, exactly six names preserved, NODE_OPTIONS cleared', () => {
-  test('BOOT-04 sudo is added only when the shell is not root', () => {
+describe('BOOT-04 SEC-07 sudo unless root; env -i and an allowlist on its far side', () => {
+  test('BOOT-04 sudo is added only when the shell is not root, and preserves no variable', () => {
     assert.ok(install.includes('r=$(id -u)'));
-    assert.ok(install.includes('[ "$r" = 0 ] || set -- sudo --preserve-env='));
-    assert.equal(occurrences(install, 'sudo --'), 1);
+    assert.ok(install.includes('[ "$r" = 0 ] || set -- sudo -- "$@"; { '));
+    for (const line of Object.values(ALL)) {
+      assert.equal(occurrences(line, 'sudo --'), 1);
+      // The allowed values travel on stdin: sudo is asked to keep none (no policy can refuse).
+      assert.doesNotMatch(line, /--preserve-env|sudo (-\S+ )*-E\b/);
+    }
   });
 
-  test('BOOT-04 --preserve-env names exactly the six proxy variables, nothing else', () => {
+  test('SEC-07 env -i with a fixed PATH is what sudo executes; FAR_SIDE becomes the installer', () => {
+    const program = `set -- env -i 'PATH=${SAFE_PATH}' /bin/sh -c "`;
     for (const line of Object.values(ALL)) {
-      const found = [...line.matchAll(/--preserve-env=(\S+)/g)].map((m) => m[1]);
-      assert.deepEqual(found, [PROXY_NAMES.join(',')]);
-      assert.deepEqual(found[0]?.split(','), [
+      assert.ok(line.includes(program));
+      assert.ok(line.indexOf('set -- sudo -- "$@"') > line.indexOf(program), 'sudo wraps env -i');
+      assert.ok(line.includes('" oac-node "$x" '));
+      assert.equal(occurrences(line, 'NODE_OPTIONS'), 0, 'no denylist: nothing else passes');
+    }
+    assert.equal(SAFE_PATH, '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin');
+  });
+
+  test('SEC-07 the allowlist: TERM, LANG and the LC_ names, NO_COLOR, the six proxy names', () => {
+    assert.deepEqual(
+      [...PASSED_NAMES],
+      [
+        'TERM',
+        'LANG',
+        ...LOCALE_NAMES.slice(1),
+        'NO_COLOR',
         'http_proxy',
         'https_proxy',
         'no_proxy',
         'HTTP_PROXY',
         'HTTPS_PROXY',
         'NO_PROXY',
-      ]);
-      assert.doesNotMatch(line, /sudo (-\S+ )*-E\b|--preserve-env /);
+      ],
+    );
+    assert.ok(LOCALE_NAMES.every((n) => n === 'LANG' || n.startsWith('LC_')));
+    assert.equal(LOCALE_NAMES.length, 14);
+    for (const line of Object.values(ALL)) {
+      assert.ok(line.includes(`for n in ${PASSED_NAMES.join(' ')}; do`));
+      assert.ok(line.includes(`case \\\${l%%=*} in ${PASSED_NAMES.join('|')}) export`));
     }
   });
+});
 
-  test('BOOT-04 env -u NODE_OPTIONS executes the installer, on the far side of sudo', () => {
-    assert.ok(install.includes('set -- env -u NODE_OPTIONS "$x" install '));
-    // sudo wraps the env command, so env runs as root after sudo built the environment.
+describe('SEC-07 the environment handoff, run by real shells', () => {
+  // ENV_LINES in the operator's shell, piped with a token into `env -i … /bin/sh -c FAR_SIDE`,
+  // which here becomes a reporter instead of the installer: its environment, then what is left
+  // of stdin. The whole line does the same in test/host/one-liner.test.ts.
+  // /proc/$$/environ: what the reporter was started with (a shell adds PWD to its own later).
+  const REPORT = 'tr "\\000" "\\n" </proc/$$/environ; IFS= read -r t; echo "stdin=$t"';
+  const operatorEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: '/nonexistent-operator-home',
+    TERM: 'xterm-256color',
+    LANG: "C.UTF-8 $(touch CANARY) `touch CANARY` 'q' \\ *",
+    LC_TIME: '',
+    https_proxy: 'http://user:p%40ss@proxy.example:3128',
+    NO_PROXY: 'localhost,.corp',
+    LC_PAPER: 'line\nbreak',
+    NODE_OPTIONS: '--require /nonexistent.js',
+    NODE_TLS_REJECT_UNAUTHORIZED: '0',
+    OPENSSL_CONF: '/tmp/evil.cnf',
+    LD_PRELOAD: '/tmp/evil.so',
+    FOO: 'bar',
+  };
+
+  for (const shell of ['dash', 'bash']) {
+    test(`SEC-07 ${shell}: only the set allowed names pass, verbatim; the token stays on stdin`, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'oac-env-'));
+      try {
+        const script =
+          `{ ${ENV_LINES}; printf '%s\\n' TOKEN-after-the-lines; } | ` +
+          `env -i 'PATH=${SAFE_PATH}' /bin/sh -c ${shQuote(FAR_SIDE)} oac-node /bin/sh -c ${shQuote(REPORT)}`;
+        const r = spawnSync(shell, ['-c', script], {
+          cwd: dir,
+          env: operatorEnv,
+          encoding: 'utf8',
+        });
+        assert.equal(r.status, 0, r.stderr);
+        const lines = r.stdout.split('\n').filter((l) => l !== '');
+        assert.equal(lines.at(-1), 'stdin=TOKEN-after-the-lines');
+        const passed = lines.slice(0, -1).sort();
+        const home = spawnSync('getent', ['passwd', String(process.getuid?.() ?? 0)], {
+          encoding: 'utf8',
+        }).stdout.split(':')[5];
+        assert.deepEqual(
+          passed,
+          [
+            `HOME=${home}`,
+            `LANG=${operatorEnv.LANG}`,
+            'LC_TIME=',
+            `NO_PROXY=${operatorEnv.NO_PROXY}`,
+            `PATH=${SAFE_PATH}`,
+            `TERM=${operatorEnv.TERM}`,
+            `https_proxy=${operatorEnv.https_proxy}`,
+          ].sort(),
+        );
+        assert.deepEqual(readdirSync(dir), [], 'no value ran as shell text');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  test('SEC-03 SEC-07 the values are printed by the printf builtin, never put in an argument', () => {
     assert.ok(
-      install.includes(`set -- sudo --preserve-env=${PROXY_NAMES.join(',')} -- "$@"; printf`),
+      ENV_LINES.includes(
+        `v=$(printenv "$n") && case $v in *"$nl"*) ;; *) printf '%s=%s\\n' "$n" "$v";; esac`,
+      ),
     );
+    assert.doesNotMatch(ENV_LINES, /env -i|export|eval/);
+    assert.doesNotMatch(FAR_SIDE, /eval/);
   });
 });
 
 describe('BOOT-05 the token on standard input only; NO_COLOR', () => {
   test('BOOT-05 the token appears once, as the argument of the printf builtin piped to the installer', () => {
     assert.equal(occurrences(install, TOKEN), 1);
-    assert.ok(install.endsWith(`; printf '%s\\n' '${TOKEN}' | "$@")`));
+    assert.ok(install.endsWith(`; echo; printf '%s\\n' '${TOKEN}'; } | "$@")`));
     // Never in an assignment, an export, an argument list or a file.
     assert.doesNotMatch(install, new RegExp(`=\\S*${TOKEN}`));
   });
@@ -199,12 +300,12 @@ describe('BOOT-06 BOOT-07 what the lines embed; the uninstall line', () => {
   });
 
   test('BOOT-07 the uninstall line has the same shape, no token, and --force only when asked', () => {
-    const head = install.slice(0, install.indexOf('set -- env'));
-    assert.equal(uninstall.slice(0, head.length), head, 'same checks, download and lock');
-    assert.ok(!uninstall.includes(TOKEN) && !uninstall.includes('printf'));
+    const head = install.slice(0, install.indexOf('" oac-node "$x" '));
+    assert.equal(uninstall.slice(0, head.length), head, 'same checks, download, lock and env -i');
+    assert.ok(!uninstall.includes(TOKEN) && !uninstall.includes("printf '%s\\n' '"));
     assert.ok(
       uninstall.includes(
-        `set -- env -u NODE_OPTIONS "$x" uninstall --installation-id '${INPUT.installationId}'; [`,
+        `" oac-node "$x" uninstall --installation-id '${INPUT.installationId}'; [`,
       ),
     );
     assert.ok(
@@ -213,8 +314,11 @@ describe('BOOT-06 BOOT-07 what the lines embed; the uninstall line', () => {
       ),
     );
     assert.ok(!uninstall.includes('--force'));
-    assert.ok(uninstall.endsWith('; "$@" </dev/null)'));
-    assert.ok(uninstall.includes('[ "$r" = 0 ] || set -- sudo --preserve-env='));
+    assert.ok(
+      uninstall.endsWith(`; { ${ENV_LINES}; } | "$@")`),
+      'stdin: the allowed lines, then its end',
+    );
+    assert.ok(uninstall.includes('[ "$r" = 0 ] || set -- sudo -- "$@"'));
   });
 });
 

@@ -66,7 +66,8 @@ export const commandCommand: CommandModule<object, CommandArgs> = {
       })
       .option('installer-sha256', {
         type: 'string',
-        describe: "SHA-256 of oac-node.gz (default: read from the console's SHA256SUMS)",
+        describe:
+          "SHA-256 of the executable oac-node, not of oac-node.gz (default: the console's SHA256SUMS line for oac-node)",
       })
       .example(
         '$0 command --core-url https://core.example --installation-id ID < token-file',
