@@ -86,13 +86,12 @@ export function parseProviderFile(text: string, source: string): ProviderFile {
   const parsed = providerFile.safeParse(raw);
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map(
-    (issue) => `  ${issue.path.join('.') || '(top level)'}: ${issue.message}`,
+    (issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`,
   );
   const count = lines.length === 1 ? '1 problem' : `${lines.length} problems`;
-  throw new OacError(
-    'provider_file_invalid',
-    `The provider file ${source} has ${count}:\n${lines.join('\n')}`,
-  );
+  throw new OacError('provider_file_invalid', `The provider file ${source} has ${count}:`, {
+    details: lines,
+  });
 }
 
 /** What the node approved at registration: the digest of every field of the file. */

@@ -1,7 +1,7 @@
 // SEC-04, SEC-09 (issue #11 item 6): a table of hostile inputs, each given to the real built
 // executable with --root on a fresh scratch tree, against the reference Core on loopback. Every
-// row must end the same way: a non-zero exit, one line on stderr (`oac-node: …`, at most one
-// `  hint: …` after it), no stack trace and no `internal error`, no raw control character on
+// row must end the same way: a non-zero exit, one line on stderr (`oac-node: …`, then only
+// indented lines: the hint, or a provider file's problems one per line), no stack trace and no `internal error`, no raw control character on
 // either stream, no secret (the token or credential the row used), and the scratch tree exactly
 // as it was. The rows and their inputs live in hostile-rows.ts; this file runs them.
 import assert from 'node:assert/strict';
@@ -71,8 +71,10 @@ for (const row of ROWS) {
       assert.ok(r.status !== null && r.status !== 0, `non-zero exit: ${shown}`);
       const lines = r.stderr.replace(/\n$/, '').split('\n');
       assert.match(lines[0] ?? '', /^oac-node: \S/, `one error line: ${shown}`);
+      // One error line; under it only indented lines of ours (a hint, a file's problems), in
+      // which any line break from outside is escaped.
       assert.ok(
-        lines.length === 1 || (lines.length === 2 && lines[1]?.startsWith('  hint: ')),
+        lines.slice(1).every((l) => l.startsWith('  ')),
         `one line (and a hint): ${shown}`,
       );
       assert.match(lines[0] ?? '', row.expect, shown);

@@ -361,6 +361,58 @@ const stdinRows: Row[] = [
 }));
 const UNKNOWN_TOKEN = randomBytes(32).toString('base64url');
 
+/** A `_prepare` request of the installer's shape (src/agent/prepare-request.ts), patched. */
+function prepareRequest(c: Ctx, patch: Record<string, unknown>): string {
+  return JSON.stringify({
+    installation_id: CORE_ID,
+    core_url: c.core.core_url,
+    console_url: c.core.console_url,
+    name: 'node-1',
+    token: c.token,
+    configuration: JSON.parse(configuration(c, {})),
+    state_dir: join(c.root, 'state'),
+    store_dir: join(c.root, 'm'),
+    checkpoint_root: null,
+    docker_host: 'unix:///var/run/docker.sock',
+    proxy_env: {},
+    ...patch,
+  });
+}
+const INVALID_REQUEST = /_prepare got an invalid request/;
+stdinRows.push(
+  ...[
+    ['garbage', () => 'hello', INVALID_REQUEST],
+    ['a JSON array', () => '[1,2]', INVALID_REQUEST],
+    ['2 MB of JSON whitespace', () => ' '.repeat(2 << 20), /Standard input holds more than/],
+    ['an unknown field', (c: Ctx) => prepareRequest(c, { run_as: 'root' }), INVALID_REQUEST],
+    [
+      'installation ID ..',
+      (c: Ctx) => prepareRequest(c, { installation_id: '..' }),
+      INVALID_REQUEST,
+    ],
+    [
+      'a token with an escape sequence',
+      (c: Ctx) => prepareRequest(c, { token: `${c.token}${ESC}` }),
+      /invalid request on standard input: field token/,
+    ],
+    [
+      'a configuration of another installation',
+      (c: Ctx) =>
+        prepareRequest(c, {
+          configuration: JSON.parse(configuration(c, { installation_id: OTHER_ID })),
+        }),
+      /field configuration\.installation_id/,
+    ],
+  ].map(([name, stdin, expect]) => ({
+    req: 'SEC-04',
+    kind: 'stdin' as const,
+    name: `_prepare: ${name as string}`,
+    args: (c: Ctx) => ['_prepare', '--root', c.root],
+    stdin: stdin as (c: Ctx) => string,
+    expect: expect as RegExp,
+  })),
+);
+
 const DAMAGED_JOURNAL = /record .* is damaged/;
 const journalRows: Row[] = [
   ['not JSON', (c: Ctx) => journal(c, '{"format": 2,'), DAMAGED_JOURNAL],
