@@ -3,6 +3,7 @@
 // line of POSIX sh that passes `shellcheck -s sh` and runs under dash and bash.
 // docs/one-line-command.md shows the same line annotated, piece by piece.
 import { PROXY_VARIABLES } from '../src/net/proxy-env.ts';
+import { enrollmentToken } from '../src/net/core-schemas.ts';
 import * as z from 'zod';
 import { isInstallationId } from '../src/layout.ts';
 import { UsageError, isOacError } from '../src/errors.ts';
@@ -109,7 +110,7 @@ export const LINE_MESSAGES = {
 // never repeated back (SEC-03).
 
 const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/);
-const tokenSchema = z.string().regex(/^[A-Za-z0-9._~-]{16,512}$/);
+const tokenSchema = enrollmentToken;
 // What a rendered URL may hold: no quote, `$`, backquote, `!` (history expansion), space or
 // control character, so the line stays readable and safe even before quoting.
 const URL_CHARS = /^[A-Za-z0-9._~:/%[\]-]+$/;

@@ -29,7 +29,15 @@ export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<vo
     dispatcher: sharedDispatcher(options.proxyEnv),
   });
   const configuration = await client.readConfiguration(auth);
-  if (new URL(configuration.core_url).origin !== new URL(options.coreUrl).origin)
+  // SEC-04: Core's word is checked against the command before anything changes. A token of
+  // another installation would otherwise name the unit, the record and the state after the
+  // wrong ID, and the uninstall command Web prints for the real one would find nothing.
+  if (configuration.installation_id !== options.installationId)
+    fail('configuration_mismatch', {
+      theirs: configuration.installation_id,
+      ours: options.installationId,
+    });
+  if (originOf(configuration.core_url) !== new URL(options.coreUrl).origin)
     fail('core_url_changed');
   ctx.configuration = configuration;
   await checkSameConfiguration(ctx);
@@ -122,4 +130,11 @@ async function imageDiskNeed(ctx: InstallContext): Promise<number> {
     await docker.close();
   }
   return image.size + image.image.unpacked_size;
+}
+
+/** A URL's origin, as the installer compares Core addresses (scheme and host lower-cased, a
+ *  default port dropped, no path); a URL without one (`data:…`) matches nothing. */
+function originOf(url: string): string | undefined {
+  const origin = new URL(url).origin;
+  return origin === 'null' ? undefined : origin;
 }

@@ -30,7 +30,14 @@ export interface ResourceStatus {
 }
 
 export interface CoreStatus {
-  state: 'ready' | 'not ready' | 'disconnected' | 'removed' | 'unreachable' | 'not registered';
+  state:
+    | 'ready'
+    | 'not ready'
+    | 'disconnected'
+    | 'removed'
+    | 'unreachable'
+    | 'not registered'
+    | 'unknown';
   node_id?: string;
   detail?: string;
 }
@@ -67,8 +74,14 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
     const found = await judge(r, ownership, () => driver.diff(r, actual, new Map()));
     resources.push({ key: r.key, kind: r.kind, name: nameOf(r), ownership, ...found });
   }
-  const identity = await readNodeIdentity(host, names).catch(() => undefined);
-  const core = await askCore(identity);
+  // A damaged identity is a problem to name (status lists problems; it does not stop at one).
+  let damaged: string | undefined;
+  const identity = await readNodeIdentity(host, names).catch((error: unknown) => {
+    damaged = error instanceof Error ? error.message : String(error);
+    return undefined;
+  });
+  const core: CoreStatus =
+    damaged === undefined ? await askCore(identity) : { state: 'unknown', detail: damaged };
   const problems = resources
     .filter((r) => r.state !== 'present')
     .map((r) => `${r.kind} ${r.name}: ${r.detail ?? r.state}`);

@@ -9,6 +9,7 @@ import { OacError } from '../src/errors.ts';
 import { hint, message } from '../src/messages.ts';
 import { parseJsonWith } from '../src/json-file.ts';
 import { readdir } from '../src/host/dir.ts';
+import { isCode } from '../src/host/files.ts';
 import type { Host } from '../src/host/host.ts';
 import { JOURNAL_DIR, journalIds, layout, type InstallationId } from '../src/layout.ts';
 import { migrateFormat1 } from './journal-format1.ts';
@@ -59,16 +60,22 @@ async function loadJournal(
 ): Promise<{ data: JournalData; migrated: boolean } | undefined> {
   const path = layout(id).journal;
   // Root-only directory, but never through a link all the same (SEC-06).
-  const raw = await host.readNoFollow(path);
+  const raw = await host.readNoFollow(path).catch((error: unknown) => {
+    // A link (ELOOP) or a directory (EISDIR) where the record belongs: one line, no stack.
+    if (isCode(error, 'ELOOP') || isCode(error, 'EISDIR')) throw damaged(host, path);
+    throw error;
+  });
   if (raw === undefined) return undefined;
   const current = parseJsonWith(raw, journalSchema);
   const data = current ?? migrateFormat1(raw, journalSchema);
-  if (data === undefined || data.installation_id !== id) {
-    throw new OacError('journal_damaged', message('journal_damaged', { path: host.path(path) }), {
-      hint: hint('journal_damaged'),
-    });
-  }
+  if (data === undefined || data.installation_id !== id) throw damaged(host, path);
   return { data, migrated: current === undefined };
+}
+
+function damaged(host: Host, path: string): OacError {
+  return new OacError('journal_damaged', message('journal_damaged', { path: host.path(path) }), {
+    hint: hint('journal_damaged'),
+  });
 }
 
 /** Every installation recorded on this host (HOST-10: one Core per host). */

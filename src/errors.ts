@@ -12,6 +12,8 @@ export const EXIT = {
 
 export interface OacErrorOptions {
   hint?: string;
+  /** Lines under the message (each problem of a file): rendered one per line, each escaped. */
+  details?: string[];
   exitCode?: number;
   cause?: unknown;
 }
@@ -19,6 +21,7 @@ export interface OacErrorOptions {
 export class OacError extends Error {
   readonly code: string;
   readonly hint: string | undefined;
+  readonly details: readonly string[];
   readonly exitCode: number;
 
   constructor(code: string, message: string, options: OacErrorOptions = {}) {
@@ -26,6 +29,7 @@ export class OacError extends Error {
     this.name = 'OacError';
     this.code = code;
     this.hint = options.hint;
+    this.details = options.details ?? [];
     this.exitCode = options.exitCode ?? EXIT.failure;
   }
 }

@@ -12,3 +12,23 @@ export function parseJsonWith<S extends z.ZodType>(raw: Buffer, schema: S): z.in
   const parsed = schema.safeParse(json);
   return parsed.success ? parsed.data : undefined;
 }
+
+/** The same check, saying what is wrong (`not JSON`, or the first field outside the schema)
+ *  for a one-line message; never the content, which may hold a secret. */
+export function checkJsonWith<S extends z.ZodType>(
+  raw: Buffer,
+  schema: S,
+): { data: z.infer<S> } | { problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return { problem: 'not JSON' };
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { data: parsed.data };
+  const path = parsed.error.issues[0]?.path.join('.') ?? '';
+  return {
+    problem: path === '' ? 'not the expected JSON object' : `${path} is missing or invalid`,
+  };
+}

@@ -37,6 +37,11 @@ export const MESSAGES = {
     message: "Core's sandbox deployment is not initialised, or its storage is unavailable",
     hint: 'Save the sandbox configuration in Settings → Sandbox and scheduling, then run the command again.',
   },
+  configuration_mismatch: {
+    message:
+      "Core's configuration is for installation {theirs}, but this command names installation {ours}",
+    hint: 'Run the command exactly as Web prints it for this installation (Nodes → Add node); nothing was changed.',
+  },
   core_url_required: {
     message: 'Core refused the enrollment: it names no core_url',
     hint: 'This is a bug in oac-node; please report it.',
@@ -290,6 +295,14 @@ export const MESSAGES = {
   journal_damaged: {
     message: 'The record {path} is damaged or of an unknown format',
     hint: "Move it aside and run the command again: without a record, uninstall removes only what it can prove is this installation's.",
+  },
+  node_file_damaged: {
+    message: "The node's file {path} is damaged: {problem}",
+    hint: 'The node account writes it; move it aside (or restore it) and run the command again.',
+  },
+  prepare_request_invalid: {
+    message: 'oac-node _prepare got an invalid request on standard input: {detail}',
+    hint: "It is started by oac-node's installer only; run the install command instead.",
   },
   not_a_directory: {
     message: '{path} exists and is not a directory (a link or a file)',

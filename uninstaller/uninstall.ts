@@ -158,9 +158,16 @@ async function askCore(host: Host, names: Layout): Promise<'confirmed' | 'never 
 async function keptAlways(host: Host, names: Layout, journal: Journal): Promise<string[]> {
   const lines: string[] = [];
   // A microsandbox node's image lives in its store, which goes with the store (UNI-05).
-  const image = await readProviderImage(host, names);
-  if (image !== undefined)
-    lines.push(`the Runtime image ${image}: remove it with sudo docker image rm ${image}`);
+  const provider = await readProviderImage(host, names);
+  if (provider?.image !== undefined)
+    lines.push(
+      `the Runtime image ${provider.image}: remove it with sudo docker image rm ${provider.image}`,
+    );
+  else if (provider !== undefined)
+    // SEC-09: the provider file names no valid image reference; the hint names none either.
+    lines.push(
+      "the Runtime image (the provider file's name for it is not an image reference): find it with sudo docker image ls",
+    );
   const shared = journal.inputs.checkpoint_root;
   if (shared !== null)
     lines.push(

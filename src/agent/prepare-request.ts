@@ -2,26 +2,32 @@
 // oac-node in its own session without a terminal (HOST-08). It arrives on stdin, never in argv
 // or the environment, because it carries the enrollment token (BOOT-05, SEC-03).
 import * as z from 'zod';
-import { nodeConfiguration } from '../net/core-schemas.ts';
+import { enrollmentToken, nodeConfiguration } from '../net/core-schemas.ts';
 import { isInstallationId } from '../layout.ts';
 
-export const prepareRequest = z.strictObject({
-  installation_id: z
-    .string()
-    .refine((v): boolean => isInstallationId(v), 'not an installation ID (SEC-10)'),
-  core_url: z.string().url(),
-  console_url: z.string().url(),
-  name: z.string().min(1).max(200),
-  token: z.string().min(1).nullable(),
-  configuration: nodeConfiguration,
-  state_dir: z.string().startsWith('/'),
-  /** microsandbox: the store /var/lib/oac-node/.oac/m (HOST-04), as this host maps it. */
-  store_dir: z.string().startsWith('/'),
-  /** microsandbox: the shared checkpoint store of --checkpoint-root, or null (HOST-11). */
-  checkpoint_root: z.string().startsWith('/').nullable(),
-  docker_host: z.string().regex(/^unix:\/\/\/\S+$/),
-  proxy_env: z.record(z.string(), z.string()),
-  /** Probe and plan only: print what would change (install --dry-run, and the installer's probe). */
-  dry_run: z.boolean().default(false),
-});
+export const prepareRequest = z
+  .strictObject({
+    installation_id: z
+      .string()
+      .refine((v): boolean => isInstallationId(v), 'not an installation ID (SEC-10)'),
+    core_url: z.string().url(),
+    console_url: z.string().url(),
+    name: z.string().min(1).max(200),
+    token: enrollmentToken.nullable(),
+    configuration: nodeConfiguration,
+    state_dir: z.string().startsWith('/'),
+    /** microsandbox: the store /var/lib/oac-node/.oac/m (HOST-04), as this host maps it. */
+    store_dir: z.string().startsWith('/'),
+    /** microsandbox: the shared checkpoint store of --checkpoint-root, or null (HOST-11). */
+    checkpoint_root: z.string().startsWith('/').nullable(),
+    docker_host: z.string().regex(/^unix:\/\/\/\S+$/),
+    proxy_env: z.record(z.string(), z.string()),
+    /** Probe and plan only: print what would change (install --dry-run, and the installer's probe). */
+    dry_run: z.boolean().default(false),
+  })
+  // SEC-04: the configuration the installer checked is the installation's own.
+  .refine((r) => r.configuration.installation_id === r.installation_id, {
+    path: ['configuration', 'installation_id'],
+    message: 'not the installation_id of the request',
+  });
 export type PrepareRequest = z.infer<typeof prepareRequest>;

@@ -5,6 +5,7 @@ import { isAbsolute } from 'node:path';
 import * as z from 'zod';
 import { OacError } from '../errors.ts';
 import { canonicalJson } from '../canonical-json.ts';
+import { isInstallationId } from '../layout.ts';
 
 const absolutePath = z
   .string()
@@ -53,7 +54,10 @@ const microsandboxAdapter = z.strictObject({
 });
 
 const common = {
-  installation_id: z.string().min(1).max(200),
+  // SEC-10: the ID names the unit and the state directory: the one rule of src/layout.ts.
+  installation_id: z
+    .string()
+    .refine((v): boolean => isInstallationId(v), 'must be an installation ID (SEC-10)'),
   core_url: z.string().url(),
   generation: positiveInt,
   specification: z.record(z.string(), z.unknown()),
@@ -82,13 +86,12 @@ export function parseProviderFile(text: string, source: string): ProviderFile {
   const parsed = providerFile.safeParse(raw);
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map(
-    (issue) => `  ${issue.path.join('.') || '(top level)'}: ${issue.message}`,
+    (issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`,
   );
   const count = lines.length === 1 ? '1 problem' : `${lines.length} problems`;
-  throw new OacError(
-    'provider_file_invalid',
-    `The provider file ${source} has ${count}:\n${lines.join('\n')}`,
-  );
+  throw new OacError('provider_file_invalid', `The provider file ${source} has ${count}:`, {
+    details: lines,
+  });
 }
 
 /** What the node approved at registration: the digest of every field of the file. */

@@ -61,6 +61,11 @@ export async function registerNode(
     req.token ?? (req.tokenFile === undefined ? undefined : await readTokenFile(req.tokenFile));
   if (token !== undefined) redactor.add(token);
 
+  // The proxy variables (the unit's environment file) are parsed here too (SEC-04).
+  const client = (
+    req.clientFor ?? ((o) => new CoreClient({ coreUrl: o, dispatcher: sharedDispatcher() }))
+  )(origin);
+
   await ensureStateDirectory(req.stateDir);
   const release = await lockStateDirectory(req.stateDir);
   try {
@@ -68,9 +73,6 @@ export async function registerNode(
     if (existing !== undefined) assertSameInstallation(existing, file, origin, req.stateDir);
     if (existing !== undefined && isRegistered(existing))
       return { outcome: 'unchanged', identity: existing };
-    const client = (
-      req.clientFor ?? ((o) => new CoreClient({ coreUrl: o, dispatcher: sharedDispatcher() }))
-    )(origin);
     const identity =
       existing ??
       newIdentity({

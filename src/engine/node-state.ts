@@ -5,7 +5,9 @@
 import * as z from 'zod';
 import { storedIdentity, type StoredIdentity } from '../agent/identity-store.ts';
 import type { Host } from '../host/host.ts';
-import { parseJsonWith } from '../json-file.ts';
+import { OacError } from '../errors.ts';
+import { checkJsonWith, parseJsonWith } from '../json-file.ts';
+import { hint, message } from '../messages.ts';
 import { NODE_UID, type Layout } from '../layout.ts';
 import { redactor } from '../ui/redact.ts';
 
@@ -14,9 +16,18 @@ export async function readNodeIdentity(
   layout: Layout,
 ): Promise<StoredIdentity | undefined> {
   const raw = await host.readOwnedBy(layout.identityFile, NODE_UID);
-  const identity = raw === undefined ? undefined : parseJsonWith(raw, storedIdentity);
-  if (identity !== undefined) redactor.add(identity.credential);
-  return identity;
+  if (raw === undefined) return undefined;
+  // SEC-04: a file that is there but does not parse is said in one line, not taken for "no
+  // node" (which would let uninstall skip asking Core, and install enroll a second node).
+  const checked = checkJsonWith(raw, storedIdentity);
+  if ('problem' in checked) {
+    const path = host.path(layout.identityFile);
+    throw new OacError('node_file_damaged', message('node_file_damaged', { path, ...checked }), {
+      hint: hint('node_file_damaged'),
+    });
+  }
+  redactor.add(checked.data.credential);
+  return checked.data;
 }
 
 /** The generation the node serves now (src/agent/serving.ts); undefined while it serves its
@@ -31,16 +42,36 @@ export async function readServingGeneration(
 
 const servingGeneration = z.object({ generation: z.number().int().positive() });
 
-/** The Docker image the node's provider file names, when it matches an image reference's
- *  shape (SEC-09: the file is the node account's to write, and the name goes into a command
- *  the operator is told to run). */
-export async function readProviderImage(host: Host, layout: Layout): Promise<string | undefined> {
+/** The Docker image a docker node's provider file names: `{ image }` when the name matches an
+ *  image reference, `{}` when it does not, undefined without a docker provider file. The file is
+ *  the node account's to write, and the name goes into a command the operator is told to run
+ *  (SEC-09): a name outside the grammar is never printed, only that there is an image. */
+export async function readProviderImage(
+  host: Host,
+  layout: Layout,
+): Promise<{ image?: string } | undefined> {
   const raw = await host.readOwnedBy(layout.providerFile, NODE_UID);
   const file = raw === undefined ? undefined : parseJsonWith(raw, dockerProviderFile);
-  return file?.adapter.image;
+  if (file === undefined) return undefined;
+  const image = file.adapter.image;
+  return isImageReference(image) ? { image } : {};
 }
 
 const dockerProviderFile = z.object({
   provider: z.literal('docker'),
-  adapter: z.object({ image: z.string().regex(/^[a-z0-9][a-z0-9._/:@-]{0,254}$/) }),
+  adapter: z.object({ image: z.string() }),
 });
+
+// Docker's reference grammar: an optional registry host[:port]/, lower-case path components,
+// an optional tag and an optional sha256 digest; every character is one a shell and a terminal
+// read as itself.
+const COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
+const REGISTRY =
+  '(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9-]+)*(?::[0-9]{1,5})?/)?';
+const IMAGE_REFERENCE = new RegExp(
+  `^${REGISTRY}${COMPONENT}(?:/${COMPONENT})*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?$`,
+);
+
+export function isImageReference(value: string): boolean {
+  return value.length <= 255 && IMAGE_REFERENCE.test(value);
+}

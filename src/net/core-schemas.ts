@@ -9,6 +9,10 @@ export const canonicalUuid = z
   .string()
   .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a canonical UUID');
 
+/** An enrollment token as Core issues it (URL-safe, 16 to 512 characters): the one schema the
+ *  one-line command and the installer's stdin check a token against (SEC-04). */
+export const enrollmentToken = z.string().regex(/^[A-Za-z0-9._~-]{16,512}$/);
+
 /** A node credential: 32 to 256 non-whitespace characters. */
 // "Non-whitespace" read as printable ASCII without space: the credential travels in a header,
 // and the reference Core reads it the same way.

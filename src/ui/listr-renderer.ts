@@ -4,7 +4,7 @@
 // step's events, so the engine and the UI stay separate (STYLE.md point 2).
 import { Listr, type ListrTaskWrapper } from 'listr2';
 import type { EngineEvent } from '../engine/events.ts';
-import { redactor } from './redact.ts';
+import { printable } from './printable.ts';
 
 interface Phase {
   id: string;
@@ -76,7 +76,7 @@ export function listrView(phases: Phase[]): ListrView {
     const own = phaseOfStep.get(event.step);
     const entry = entryFor(own ?? current ?? event.step);
     const say = (text: string) => {
-      if (entry.task !== undefined) entry.task.output = redactor.redact(text);
+      if (entry.task !== undefined) entry.task.output = printable(text);
     };
     if (event.type === 'progress')
       say(
@@ -86,11 +86,9 @@ export function listrView(phases: Phase[]): ListrView {
     if (event.type === 'step-done' && own === undefined)
       say(`${event.result.outcome} ${event.result.detail}`);
     if (event.type === 'step-done' && own !== undefined && entry.task !== undefined)
-      entry.task.title = redactor.redact(
-        `${event.result.outcome.padEnd(9)} ${event.result.detail}`,
-      );
+      entry.task.title = printable(`${event.result.outcome.padEnd(9)} ${event.result.detail}`);
     if (event.type === 'step-failed' && own !== undefined)
-      entry.reject(new Error(redactor.redact(event.message)));
+      entry.reject(new Error(printable(event.message)));
   };
   const finish = async (error?: unknown): Promise<void> => {
     for (const phase of phases) {
@@ -105,7 +103,7 @@ export function listrView(phases: Phase[]): ListrView {
   const complete = (id: string, title: string): void => {
     const entry = entryFor(id);
     if (entry.done) return;
-    if (entry.task !== undefined) entry.task.title = title;
+    if (entry.task !== undefined) entry.task.title = printable(title);
     entry.done = true;
     entry.resolve();
   };

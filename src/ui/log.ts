@@ -1,7 +1,7 @@
 // Log lines of the long-running node program: one line each on stderr (journald stamps them),
-// always through the redactor (SEC-03).
-import { redactor } from './redact.ts';
+// always masked (SEC-03) and escaped (SEC-09): they quote Core and the node's own files.
+import { printable } from './printable.ts';
 
 export function logLine(line: string): void {
-  process.stderr.write(`${redactor.redact(line)}\n`);
+  process.stderr.write(`${printable(line)}\n`);
 }

@@ -1,15 +1,19 @@
-// The CLI's last word on a failure: one line naming what to fix, then an optional hint. Every
-// line passes through the redactor (SEC-03). Internal errors (bugs) add their stack so they can
-// be reported, still redacted.
+// The CLI's last word on a failure: one line naming what to fix, the lines of its details (a
+// file's problems), then an optional hint. Every
+// line is masked (SEC-03) and has its control characters escaped (SEC-09): messages carry text
+// from Core and from files the node account writes. Internal errors (bugs) add their stack so
+// they can be reported, still masked and escaped line by line.
 import { isOacError } from '../errors.ts';
-import { redactor } from './redact.ts';
+import { printable, printableLines } from './printable.ts';
 
 export function renderError(error: unknown): string {
   if (isOacError(error)) {
-    const lines = [`oac-node: ${error.message}`];
-    if (error.hint !== undefined) lines.push(`  hint: ${error.hint}`);
-    return redactor.redact(lines.join('\n'));
+    const lines = [`oac-node: ${printable(error.message)}`];
+    // Each detail is one line of its own: a line break inside one is escaped like any other.
+    for (const detail of error.details) lines.push(`  ${printable(detail)}`);
+    if (error.hint !== undefined) lines.push(`  hint: ${printable(error.hint)}`);
+    return lines.join('\n');
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return redactor.redact(`oac-node: internal error (please report it):\n${detail}`);
+  return `oac-node: internal error (please report it):\n${printableLines(detail)}`;
 }

@@ -1,17 +1,17 @@
 // Renders engine events: plain lines (one per step outcome, progress at most every two seconds)
-// or NDJSON with --json. Every line passes the redactor (SEC-03).
+// or NDJSON with --json. Every line is masked (SEC-03) and escaped (SEC-09, src/ui/printable.ts).
 import type { EngineEvent } from '../engine/events.ts';
-import { redactor } from './redact.ts';
+import { printable, printableJson } from './printable.ts';
 
 export type Write = (text: string) => void;
 
 export function jsonRenderer(write: Write): (event: EngineEvent | Record<string, unknown>) => void {
-  return (event) => write(`${redactor.redact(JSON.stringify(event))}\n`);
+  return (event) => write(`${printableJson(event)}\n`);
 }
 
 export function plainRenderer(write: Write, dryRun: boolean): (event: EngineEvent) => void {
   let lastProgress = 0;
-  const line = (text: string) => write(`${redactor.redact(text)}\n`);
+  const line = (text: string) => write(`${printable(text)}\n`);
   return (event) => {
     switch (event.type) {
       case 'step-plan':

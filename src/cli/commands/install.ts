@@ -5,8 +5,10 @@ import type { EngineEvent } from '../../engine/events.ts';
 import { listrView } from '../../ui/listr-renderer.ts';
 import { EXIT, ExitStatus, OacError, UsageError } from '../../errors.ts';
 import { hint, message } from '../../messages.ts';
+import { enrollmentToken } from '../../net/core-schemas.ts';
 import { PROXY_VARIABLES } from '../../net/proxy-env.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
+import { escapeControls, printable } from '../../ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { redactor } from '../../ui/redact.ts';
 import { readStdin } from '../stdin.ts';
@@ -77,9 +79,9 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     const installationId = parseInstallationId(argv['installation-id']);
     parseServiceUrl(coreUrl, 'The Core URL');
     const checkpointRoot = checkpointRootArg(argv['checkpoint-root']);
-    const token = (await readStdin(64 * 1024)).trim() || undefined;
+    const name = nameArg(argv.name ?? hostname());
+    const token = tokenFromStdin(await readStdin(TOKEN_STDIN_MAX_BYTES, 'the enrollment token'));
     if (token !== undefined) {
-      redactor.add(token);
       // PRE-02: the same token also in the environment means it went through sudo's log.
       if (Object.values(process.env).includes(token)) refuseTokenInEnvironment();
     }
@@ -107,7 +109,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       {
         coreUrl: new URL(coreUrl).origin,
         installationId,
-        name: argv.name ?? hostname(),
+        name,
         dryRun: argv['dry-run'],
         checkpointRoot,
         proxyEnv,
@@ -139,15 +141,47 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     else if (argv['dry-run'])
       write(result.report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
     else
-      write(
-        `Node ${result.nodeId ?? ''} is connected and ready.\nStatus: ${summary.status}\nLogs: ${summary.logs}\n${notes.map((n) => `Note: ${n}\n`).join('')}`,
-      );
+      // The node ID is Core's word (SEC-09: escaped like every line from outside).
+      for (const line of [
+        `Node ${result.nodeId ?? ''} is connected and ready.`,
+        `Status: ${summary.status}`,
+        `Logs: ${summary.logs}`,
+        ...notes.map((n) => `Note: ${n}`),
+      ])
+        write(`${printable(line)}\n`);
     if (argv['dry-run'] && result.report.changed) throw new ExitStatus(EXIT.usage);
   },
 };
 
 function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+// One token and its line end, with room to spare; more is not a token (SEC-04).
+const TOKEN_STDIN_MAX_BYTES = 4096;
+
+/** The token from stdin, checked against Core's token schema before any use (SEC-04); nothing
+ *  (a rerun of a registered node) is undefined. A refusal never echoes what arrived. */
+function tokenFromStdin(text: string): string | undefined {
+  const token = text.trim();
+  if (token === '') return undefined;
+  // Masked from here on, even if it is no token: it may be one with a stray character.
+  redactor.add(token);
+  if (!enrollmentToken.safeParse(token).success)
+    throw new UsageError(
+      "Standard input must hold only the enrollment token: 16 to 512 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-'",
+    );
+  return token;
+}
+
+/** The node's display name goes to Core and into output: one line of at most 200 characters,
+ *  no control or bidi characters (SEC-04, SEC-09; Core refuses control characters too). */
+function nameArg(value: string): string {
+  if (value.trim() === '' || value.length > 200 || escapeControls(value) !== value)
+    throw new UsageError(
+      '--name must be 1 to 200 characters without control characters (default: the host name)',
+    );
   return value;
 }
 

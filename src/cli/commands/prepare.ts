@@ -3,8 +3,10 @@
 // prints engine events as NDJSON on stdout.
 import type { CommandModule } from 'yargs';
 import { prepare } from '../../agent/prepare.ts';
-import { prepareRequest } from '../../agent/prepare-request.ts';
-import { ExitStatus, OacError } from '../../errors.ts';
+import { prepareRequest, type PrepareRequest } from '../../agent/prepare-request.ts';
+import { EXIT, ExitStatus, OacError } from '../../errors.ts';
+import { hint, message } from '../../messages.ts';
+import { printableJson } from '../../ui/printable.ts';
 import type { EngineEvent } from '../../engine/events.ts';
 import { limitDownloadMemory } from '../../net/download-memory.ts';
 import { redactor } from '../../ui/redact.ts';
@@ -16,14 +18,13 @@ export const prepareCommand: CommandModule = {
   handler: async () => {
     // The downloads happen here: keep their peak memory low (bench/download.ts, DL-02).
     limitDownloadMemory();
-    const print = (event: EngineEvent) =>
-      process.stdout.write(`${redactor.redact(JSON.stringify(event))}\n`);
-    const parsed = prepareRequest.safeParse(JSON.parse((await readStdin(1024 * 1024)) || 'null'));
-    if (!parsed.success)
-      throw new OacError('prepare_request_invalid', 'The installer sent an invalid request');
-    if (parsed.data.token !== null) redactor.add(parsed.data.token);
+    const print = (event: EngineEvent) => process.stdout.write(`${printableJson(event)}\n`);
+    const request = parseRequest(
+      await readStdin(PREPARE_STDIN_MAX_BYTES, "one request from oac-node's installer"),
+    );
+    if (request.token !== null) redactor.add(request.token);
     try {
-      await prepare(parsed.data, print, parsed.data.dry_run);
+      await prepare(request, print, request.dry_run);
     } catch (error) {
       // The failing step already printed step-failed; the installer renders it.
       if (error instanceof OacError) throw new ExitStatus(error.exitCode);
@@ -31,3 +32,30 @@ export const prepareCommand: CommandModule = {
     }
   },
 };
+
+// The request is a few KiB (the configuration is the largest part).
+const PREPARE_STDIN_MAX_BYTES = 1024 * 1024;
+
+/** SEC-04: stdin that is no JSON, or JSON outside the schema, is one line naming where the
+ *  request is wrong (field paths only: the request carries the token, never echoed). */
+function parseRequest(text: string): PrepareRequest {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw invalid('not JSON');
+  }
+  const parsed = prepareRequest.safeParse(json);
+  if (!parsed.success) {
+    const path = parsed.error.issues[0]?.path.join('.') ?? '';
+    throw invalid(path === '' ? 'not a request object' : `field ${path}`);
+  }
+  return parsed.data;
+}
+
+function invalid(detail: string): OacError {
+  return new OacError('prepare_request_invalid', message('prepare_request_invalid', { detail }), {
+    hint: hint('prepare_request_invalid'),
+    exitCode: EXIT.usage,
+  });
+}

@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { registerNode } from '../../agent/register.ts';
+import { printable } from '../../ui/printable.ts';
 
 interface RegisterArgs {
   config: string;
@@ -50,7 +51,7 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
       unchanged: 'Already registered',
     }[outcome];
     process.stdout.write(
-      `${what}: node ${identity.node_id} (${identity.name}) with Core at ${identity.core_url}\n`,
+      `${printable(`${what}: node ${identity.node_id} (${identity.name}) with Core at ${identity.core_url}`)}\n`,
     );
   },
 };

@@ -7,6 +7,7 @@ import { EXIT, ExitStatus, OacError } from '../../errors.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { Host } from '../../host/host.ts';
 import { hint, message } from '../../messages.ts';
+import { printable, printableJson } from '../../ui/printable.ts';
 
 interface StatusArgs {
   'installation-id'?: string;
@@ -34,7 +35,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       throw new OacError('not_installed', message('not_installed', { id }), {
         hint: hint('not_installed'),
       });
-    process.stdout.write(argv.json ? `${JSON.stringify(status)}\n` : renderStatus(status));
+    process.stdout.write(argv.json ? `${printableJson(status)}\n` : renderStatus(status));
     if (status.problems.length > 0) throw new ExitStatus(EXIT.failure);
   },
 };
@@ -61,5 +62,6 @@ function renderStatus(s: NodeStatus): string {
       `${s.problems.length === 1 ? '1 problem' : `${s.problems.length} problems`}:`,
       ...s.problems.map((p) => `  - ${p}`),
     );
-  return `${lines.join('\n')}\n`;
+  // Names and details come from the record, the node's files and Core (SEC-03, SEC-09).
+  return `${lines.map(printable).join('\n')}\n`;
 }

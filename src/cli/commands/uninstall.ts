@@ -3,6 +3,7 @@ import { uninstall } from '../../../uninstaller/uninstall.ts';
 import { ExitStatus, OacError, EXIT } from '../../errors.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { hint, message } from '../../messages.ts';
+import { printable } from '../../ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 
 interface UninstallArgs {
@@ -28,7 +29,8 @@ export async function runUninstall(argv: UninstallArgs): Promise<void> {
     if (argv['dry-run'])
       write(report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
     else write(`The node of installation ${installationId} is removed from this host.\n`);
-    for (const line of kept) write(`Kept: ${line}\n`);
+    // A kept line may name the node's image (its provider file is the node's to write: SEC-09).
+    for (const line of kept) write(`${printable(`Kept: ${line}`)}\n`);
   }
   if (argv['dry-run'] && report.changed) throw new ExitStatus(EXIT.usage);
 }
