@@ -1,6 +1,6 @@
 // Exclusive locks on the node's state directory (NODE-03: one process per state directory; the
-// installer's host-wide lock is src/host/root-lock.ts). proper-lockfile keeps a `.lock` directory inside the locked directory
-// fresh while we hold it, so a lock left by a killed process goes stale and is taken over
+// installer's host-wide lock is src/host/root-lock.ts). proper-lockfile keeps a `.lock`
+// directory inside the locked directory fresh while we hold it, so a lock left by a killed process goes stale and is taken over
 // instead of blocking forever. Inside, not beside: the parent may not be ours to write.
 import lockfile from 'proper-lockfile';
 import { readFileSync } from 'node:fs';

@@ -17,8 +17,9 @@ import { CORE_ID, ROWS, runExe, type Ctx, type Row } from './hostile-rows.ts';
 // Raw control characters on the terminal (LF ends lines and is allowed).
 const RAW =
   /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-// The docker socket stand-in (manifest rows) is a socket: no content to compare.
-const IGNORE = /^var\/run\/docker\.sock$/;
+// The docker socket stand-in (manifest rows) is a socket: no content to compare. The installer
+// lock (run/oac-node, tmpfs on a real host) stays once taken, empty: it is not the host's state.
+const IGNORE = /^(var\/run\/docker\.sock|run\/oac-node(\/installer\.lock)?)$/;
 
 let ctx: Ctx;
 let release: Awaited<ReturnType<typeof makeReleaseDir>>;
