@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
+import { fromLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
 
 const release = testRelease();
@@ -112,10 +113,31 @@ test('PRE-01 not root: the installer stops before reading the token, nothing cha
   assert.deepEqual(diffSnapshots(before, await host.snapshot()), []);
 });
 
+// The pasted line starts the installer with `env -i` (SEC-07), so a variable exported in the
+// operator's shell never reaches it; PRE-02 is the installer's own refusal, for whoever runs it
+// by hand (`sudo -E`, a wrapper script): the same executable the line downloads, run directly.
 test('PRE-02 a token in the environment is refused, nothing changed', async () => {
-  await refused(
+  const r = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
+  const { command, token } = r.body as { command: string; token: string };
+  const installerUrl = /'(http:\/\/[^']+\/node-install\/oac-node\.gz)'/.exec(command)?.[1] ?? '';
+  const { installationId } = fromLine(command);
+  await host.shOk(`curl -sSf '${installerUrl}' | gzip -d >/tmp/pre02 && chmod 0700 /tmp/pre02`);
+  const before = await host.snapshot();
+  const run = await host.exec(
+    ['/tmp/pre02', 'install', '--core-url', core.coreUrl, '--installation-id', installationId],
+    { stdin: `${token}\n`, env: { OAC_ENROLLMENT_TOKEN: token } },
+  );
+  await host.shOk('rm -f /tmp/pre02');
+  assert.notEqual(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  assert.match(
+    run.stderr,
     /^oac-node: The enrollment token must come on standard input, not from the environment$/m,
-    `export OAC_ENROLLMENT_TOKEN=x; ${await line()}`,
+  );
+  assert.ok(!`${run.stdout}${run.stderr}`.includes(token), 'SEC-03 the token is not printed');
+  assert.deepEqual(
+    diffSnapshots(before, await host.snapshot()),
+    [],
+    'PRE-09 the host is unchanged',
   );
 });
 
