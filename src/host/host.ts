@@ -27,6 +27,9 @@ export interface RunResult {
 
 const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/** The node's own small files (identity, provider file, serving record) are a few KiB. */
+const NODE_FILE_MAX_BYTES = 1024 * 1024;
+
 export class Host {
   readonly root: string;
 
@@ -118,11 +121,14 @@ export class Host {
 
   /** Reads a file of the node account's (its state): not through a link at the last component,
    *  and only a regular file that `uid` owns with one link. A link higher up the path, which
-   *  the account can plant, can then lead only to a file the account could read anyway. */
+   *  the account can plant, can then lead only to a file the account could read anyway.
+   *  O_NONBLOCK: a FIFO planted in its place must not hang root (holding the installer lock)
+   *  in open(); a file larger than any of ours is not read. */
   async readOwnedBy(hostPath: string, uid: number): Promise<Buffer | undefined> {
     let handle;
     try {
-      handle = await open(this.path(hostPath), constants.O_RDONLY | constants.O_NOFOLLOW);
+      const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+      handle = await open(this.path(hostPath), flags | constants.O_NOCTTY);
     } catch (error) {
       if (isCode(error, 'ENOENT') || isCode(error, 'ELOOP')) return undefined;
       throw error;
@@ -130,6 +136,7 @@ export class Host {
     try {
       const st = await handle.stat();
       if (!st.isFile() || st.uid !== uid || st.nlink !== 1) return undefined;
+      if (st.size > NODE_FILE_MAX_BYTES) return undefined;
       return await handle.readFile();
     } finally {
       await handle.close();

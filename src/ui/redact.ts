@@ -11,8 +11,10 @@ export class Redactor {
   add(secret: string | undefined): void {
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) return;
     this.secrets.add(secret);
-    // A secret also travels URL-encoded (proxy URLs) and base64'd (Basic auth).
+    // A secret also travels URL-encoded (proxy URLs), and inside JSON (--json events, the node
+    // half's NDJSON) with `"` and `\` escaped: each form is masked as written.
     this.secrets.add(encodeURIComponent(secret));
+    this.secrets.add(JSON.stringify(secret).slice(1, -1));
   }
 
   redact(text: string): string {

@@ -20,3 +20,12 @@ test('SEC-03 very short strings are not treated as secrets (they would mask ordi
   r.add('ab');
   assert.equal(r.redact('about'), 'about');
 });
+
+test('SEC-03 a secret holding " or \\ is masked inside JSON too (--json events, NDJSON)', () => {
+  const r = new Redactor();
+  const credential = 'AAAA"BBBB\\CCCC';
+  r.add(credential);
+  const json = r.redact(JSON.stringify({ credential, also: `x ${credential} y` }));
+  assert.ok(!json.includes('BBBB'), json);
+  assert.deepEqual(JSON.parse(json), { credential: '***', also: 'x *** y' });
+});
