@@ -8,6 +8,7 @@
 // V8 coverage file NODE_V8_COVERAGE makes it write at exit (it never reads the token). Whoever
 // controls root's environment controls root; the one-line command starts us with `env -i`.
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { isSea } from 'node:sea';
 
 /** Read by Node, OpenSSL or libuv, or by the dynamic loader for what we start. */
@@ -17,12 +18,22 @@ export function weakeningVariables(env: NodeJS.ProcessEnv): string[] {
   return Object.keys(env).filter((name) => WEAKENING.test(name));
 }
 
+/** Set in the restarted process's environment: a process that sees it and still finds a
+ *  weakening variable refuses to run (and never restarts again: no loop). Setting it by hand
+ *  gains nothing: the variables are then refused, not honoured. */
+export const RESTARTED_MARK = 'OAC_NODE_RESTARTED';
+
 /** Runs this command again without the weakening variables; resolves to its exit status. */
 export function restartWithoutWeakening(): Promise<number> {
+  if (process.env[RESTARTED_MARK] !== undefined) {
+    const names = weakeningVariables(process.env).join(', ');
+    process.stderr.write(`oac-node: could not clear ${names} from the environment; unset them\n`);
+    return Promise.resolve(70); // EX_SOFTWARE
+  }
   // From process.env itself: Node copies NODE_V8_COVERAGE from it into every child's
   // environment, even one given explicitly, and the child would restart again, forever.
   for (const name of weakeningVariables(process.env)) delete process.env[name];
-  const env = { ...process.env };
+  const env = { ...process.env, [RESTARTED_MARK]: '1' };
   const args = isSea() ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)];
   const child = spawn(process.execPath, args, { env, stdio: 'inherit' });
   // Ctrl-C and Ctrl-\ reach the child from the terminal itself (one process group): this
@@ -32,11 +43,17 @@ export function restartWithoutWeakening(): Promise<number> {
   process.on('SIGINT', ignore).on('SIGQUIT', ignore);
   process.on('SIGTERM', pass).on('SIGHUP', pass);
   return new Promise((resolve) => {
-    child.once('error', () => resolve(70)); // EX_SOFTWARE: our own executable could not start
+    child.once('error', (error) => {
+      process.stderr.write(`oac-node: cannot start ${process.execPath} again: ${error.message}\n`);
+      resolve(70); // EX_SOFTWARE: our own executable could not start
+    });
     child.once('exit', (code, signal) => {
       if (signal === null) return resolve(code ?? 1);
       process.removeAllListeners(signal);
       process.kill(process.pid, signal); // die the same way the child did
+      // Should the signal not end this process (SIGINT and SIGQUIT are ignored here): the
+      // shell's convention for a child killed by a signal.
+      resolve(128 + (constants.signals[signal] ?? 0));
     });
   });
 }

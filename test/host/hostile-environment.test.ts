@@ -6,7 +6,16 @@
 // printed, no file written where a variable pointed, the scratch host unchanged.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,6 +42,10 @@ before(async () => {
     ],
     { stdio: 'ignore' },
   );
+  // SSL_CERT_DIR is read by hash name: the certificate under `openssl rehash`'s link.
+  mkdirSync(join(dir, 'certs'));
+  copyFileSync(join(dir, 'cert.pem'), join(dir, 'certs', 'server.pem'));
+  execFileSync('openssl', ['rehash', join(dir, 'certs')], { stdio: 'ignore' });
   // What OPENSSL_CONF could do: every protocol and cipher, security level 0.
   writeFileSync(
     join(dir, 'weak.cnf'),
@@ -55,25 +68,43 @@ after(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const ROWS: [string, () => Record<string, string>][] = [
-  ['NODE_TLS_REJECT_UNAUTHORIZED=0', () => ({ NODE_TLS_REJECT_UNAUTHORIZED: '0' })],
-  ['NODE_EXTRA_CA_CERTS naming the server', () => ({ NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') })],
+// [name, variables, whether plain Node honours them (then a control row proves it)]
+const ROWS: [string, () => Record<string, string>, boolean][] = [
+  ['NODE_TLS_REJECT_UNAUTHORIZED=0', () => ({ NODE_TLS_REJECT_UNAUTHORIZED: '0' }), true],
+  [
+    'NODE_EXTRA_CA_CERTS naming the server',
+    () => ({ NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') }),
+    true,
+  ],
   [
     'NODE_OPTIONS=--use-openssl-ca with SSL_CERT_FILE naming the server',
     () => ({ NODE_OPTIONS: '--use-openssl-ca', SSL_CERT_FILE: join(dir, 'cert.pem') }),
+    true,
   ],
   [
-    'SSL_CERT_DIR beside --use-openssl-ca',
-    () => ({ NODE_OPTIONS: '--use-openssl-ca', SSL_CERT_DIR: dir }),
+    'SSL_CERT_DIR (hashed) beside --use-openssl-ca',
+    () => ({ NODE_OPTIONS: '--use-openssl-ca', SSL_CERT_DIR: join(dir, 'certs') }),
+    true,
   ],
-  ['OPENSSL_CONF at security level 0', () => ({ OPENSSL_CONF: join(dir, 'weak.cnf') })],
-  ['OPENSSL_CONF naming no file', () => ({ OPENSSL_CONF: join(dir, 'missing.cnf') })],
+  // OpenSSL's configuration cannot make a self-signed certificate trusted; these rows show the
+  // installer neither breaks nor loosens on one (the variable is dropped all the same).
+  ['OPENSSL_CONF at security level 0', () => ({ OPENSSL_CONF: join(dir, 'weak.cnf') }), false],
+  ['OPENSSL_CONF naming no file', () => ({ OPENSSL_CONF: join(dir, 'missing.cnf') }), false],
   [
     'NODE_REDIRECT_WARNINGS with a warning to write',
     () => ({ NODE_REDIRECT_WARNINGS: join(dir, 'warnings'), NODE_TLS_REJECT_UNAUTHORIZED: '0' }),
+    false,
   ],
-  ['NODE_DEBUG dumping http, tls and undici', () => ({ NODE_DEBUG: 'http,tls,net,fetch,undici' })],
-  ['NODE_V8_COVERAGE writing coverage files', () => ({ NODE_V8_COVERAGE: join(dir, 'coverage') })],
+  [
+    'NODE_DEBUG dumping http, tls and undici',
+    () => ({ NODE_DEBUG: 'http,tls,net,fetch,undici' }),
+    false,
+  ],
+  [
+    'NODE_V8_COVERAGE writing coverage files',
+    () => ({ NODE_V8_COVERAGE: join(dir, 'coverage') }),
+    false,
+  ],
 ];
 
 for (const [name, vars] of ROWS) {
@@ -105,15 +136,36 @@ for (const [name, vars] of ROWS) {
   });
 }
 
-test('SEC-07 control: plain Node honours NODE_EXTRA_CA_CERTS, so the rows above are real', async () => {
+for (const [name, vars, honoured] of ROWS.filter((row) => row[2])) {
+  test(`SEC-07 control: plain Node honours ${name}, so its row above is real`, async () => {
+    const seen = requests.length;
+    const r = await runAsync(
+      process.execPath,
+      ['-e', `fetch(${JSON.stringify(`${coreUrl}/control`)}).then((r) => console.log(r.status))`],
+      { input: '', env: { PATH: '/usr/bin:/bin', ...vars() } },
+    );
+    assert.equal(honoured, true);
+    assert.equal(r.stdout.trim(), '200', r.stderr);
+    assert.equal(requests.length, seen + 1);
+  });
+}
+
+test('SEC-07 a hand-set restart mark does not let the variables through: refused in one line', async () => {
   const seen = requests.length;
   const r = await runAsync(
-    process.execPath,
-    ['-e', `fetch(${JSON.stringify(`${coreUrl}/control`)}).then((r) => console.log(r.status))`],
-    { input: '', env: { PATH: '/usr/bin:/bin', NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') } },
+    requireExecutable(),
+    ['install', '--core-url', coreUrl, '--installation-id', 'inst-1', '--root', root],
+    {
+      input: `${TOKEN}\n`,
+      env: { PATH: '/usr/bin:/bin', OAC_NODE_RESTARTED: '1', NODE_TLS_REJECT_UNAUTHORIZED: '0' },
+    },
   );
-  assert.equal(r.stdout.trim(), '200', r.stderr);
-  assert.equal(requests.length, seen + 1);
+  assert.equal(r.status, 70, r.stderr);
+  assert.equal(
+    r.stderr,
+    'oac-node: could not clear NODE_TLS_REJECT_UNAUTHORIZED from the environment; unset them\n',
+  );
+  assert.equal(requests.length, seen, 'no request reached the server');
 });
 
 // Node itself starts V8 coverage in the first process, before any of our code, and writes it

@@ -58,9 +58,14 @@ test('SEC-05 a live holder keeps the lock: a second taker stops with LockHeldErr
 test('SEC-05 a waiter takes the lock as soon as the holder ends, within its wait', async () => {
   const path = join(dirOf('wait'), 'installer.lock');
   const child = await holder(path);
+  const started = Date.now();
   setTimeout(() => child.kill('SIGTERM'), 500);
   const release = await lockRootFile(path, { waitMs: 10_000 });
+  const tookAt = Date.now();
   await release();
+  assert.ok(tookAt - started >= 500, 'not before the holder was stopped (at 500 ms)');
+  // Well inside the 10 s wait: flock wakes on release; no polling interval to wait out.
+  assert.ok(tookAt - started < 3000, `taken ${tookAt - started} ms after asking`);
 });
 
 test('RERUN-04 a holder killed with SIGKILL: its lock is free at once, with nothing to clean up', async () => {
