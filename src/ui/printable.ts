@@ -26,11 +26,6 @@ export function printable(text: string): string {
   return escapeControls(redactor.redact(text));
 }
 
-/** Several lines we composed ourselves (a stack trace): each line made printable. */
-export function printableLines(text: string): string {
-  return text.split('\n').map(printable).join('\n');
-}
-
 // JSON.stringify already writes C0 as \uXXXX; what it leaves raw (DEL, C1, bidi, separators) is
 // written as \uXXXX too, which any JSON reader decodes to the same value: --json keeps the data
 // exact and stays safe to read on a terminal.

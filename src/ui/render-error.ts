@@ -1,10 +1,11 @@
 // The CLI's last word on a failure: one line naming what to fix, the lines of its details (a
-// file's problems), then an optional hint. Every
-// line is masked (SEC-03) and has its control characters escaped (SEC-09): messages carry text
-// from Core and from files the node account writes. Internal errors (bugs) add their stack so
-// they can be reported, still masked and escaped line by line.
+// file's problems), then an optional hint. Every line is masked (SEC-03) and has its control
+// characters escaped (SEC-09): messages carry text from Core and from files the node account
+// writes. Internal errors (bugs) add their stack so they can be reported: the message as one
+// escaped line (a library's message may quote Core's body, line breaks and all), then the
+// stack's own frames.
 import { isOacError } from '../errors.ts';
-import { printable, printableLines } from './printable.ts';
+import { printable } from './printable.ts';
 
 export function renderError(error: unknown): string {
   if (isOacError(error)) {
@@ -14,6 +15,10 @@ export function renderError(error: unknown): string {
     if (error.hint !== undefined) lines.push(`  hint: ${printable(error.hint)}`);
     return lines.join('\n');
   }
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return `oac-node: internal error (please report it):\n${printableLines(detail)}`;
+  if (!(error instanceof Error)) {
+    return `oac-node: internal error (please report it):\n${printable(String(error))}`;
+  }
+  const frames = (error.stack ?? '').split('\n').filter((line) => /^ {4}at /.test(line));
+  const detail = [`${error.name}: ${error.message}`, ...frames];
+  return `oac-node: internal error (please report it):\n${detail.map(printable).join('\n')}`;
 }

@@ -81,6 +81,17 @@ test('SEC-09 an internal error stack is escaped line by line', () => {
   assert.match(out, /boom \\x1b\[2J/);
 });
 
+test('SEC-09 an internal error whose message holds a line break cannot forge a line', () => {
+  const error = new TypeError('bad body: {"x":1}\noac-node: Node is connected and ready.');
+  const lines = renderError(error).split('\n');
+  assert.equal(lines[0], 'oac-node: internal error (please report it):');
+  assert.match(lines[1] ?? '', /^TypeError: bad body: \{"x":1\}\\x0aoac-node: Node is connected/);
+  assert.ok(
+    lines.slice(2).length > 0 && lines.slice(2).every((l) => /^ {4}at /.test(l)),
+    lines.join('\n'),
+  );
+});
+
 test('SEC-09 plain and JSON event renderers escape what a step reports', () => {
   const written: string[] = [];
   const write = (t: string) => written.push(t);
