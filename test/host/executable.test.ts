@@ -40,6 +40,22 @@ test('issue #2 --help lists every command of DESIGN.md', () => {
   }
 });
 
+test('issue #12 OPS help: no internal requirement IDs; install and uninstall show the operator their commands', () => {
+  const commands = ['install', 'uninstall', 'register', 'run', 'status', 'command'];
+  for (const args of [['--help'], ...commands.map((c) => [c, '--help'])]) {
+    const r = runBare(args);
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /\b[A-Z]{2,5}-\d{2}\b/, `${args.join(' ')}: no requirement ID`);
+  }
+  const install = runBare(['install', '--help']).stdout;
+  assert.match(install, /Examples:\n {2}printf '%s\\n' "\$TOKEN" \| sudo oac-node install/);
+  assert.match(install, /--dry-run/);
+  const uninstall = runBare(['uninstall', '--help']).stdout;
+  assert.match(uninstall, /Examples:\n {2}sudo oac-node uninstall --installation-id ID/);
+  assert.match(uninstall, /Core is gone for good/);
+  assert.equal(uninstall.match(/sudo oac-node uninstall --installation-id ID/g)?.length, 2);
+});
+
 test('issue #5 status for an installation with no record says so in one line and exits 1', () => {
   const r = runBare(['status', '--installation-id', 'x', '--root', scratch]);
   assert.equal(r.status, 1, r.stderr);

@@ -68,7 +68,17 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         type: 'boolean',
         default: false,
         describe: 'With --uninstall: do not ask Core first',
-      }) as unknown as Argv<InstallArgs>,
+      })
+      // The pasted line's shape (docs/one-line-command.md): the token comes on stdin, never
+      // as an argument, where ps and sudo's log would show it.
+      .example(
+        'printf \'%s\\n\' "$TOKEN" | sudo $0 install --core-url https://core.example --installation-id ID',
+        'What the line from Web runs, after it checked this executable',
+      )
+      .example(
+        'sudo $0 install --core-url https://core.example --installation-id ID --dry-run < /dev/null',
+        'On a node: show what a rerun would change (exit 2 if anything)',
+      ) as unknown as Argv<InstallArgs>,
   handler: async (argv) => {
     if (argv.uninstall) return runUninstall(argv);
     // PRE-01: root before the token is read or anything changes.

@@ -12,7 +12,7 @@ interface RegisterArgs {
 
 export const registerCommand: CommandModule<object, RegisterArgs> = {
   command: 'register',
-  describe: 'Register this host manually with an enrollment token file (NODE-01)',
+  describe: 'Register this host manually with an enrollment token file',
   builder: (yargs: Argv) =>
     yargs
       .option('config', {

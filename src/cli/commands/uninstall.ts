@@ -55,6 +55,14 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
         type: 'boolean',
         default: false,
         describe: 'Print NDJSON events',
-      }) as unknown as Argv<UninstallArgs>,
+      })
+      .example(
+        'sudo $0 uninstall --installation-id ID',
+        'After Remove node in Web: Core confirms the node is gone, then the host is cleaned',
+      )
+      .example(
+        'sudo $0 uninstall --installation-id ID --force',
+        'Core is gone for good: remove the node without asking it',
+      ) as unknown as Argv<UninstallArgs>,
   handler: runUninstall,
 };
