@@ -11,6 +11,7 @@ import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
 import { fromLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
+import { layout, parseInstallationId } from '../../src/layout.ts';
 
 const release = testRelease();
 const RUNS = 5;
@@ -28,10 +29,10 @@ after(async () => {
   await host?.stop();
 });
 
-/** Copies /etc/oac-node/<id>.json into /tmp/journal-samples each time its content changes,
+/** Copies the installation's journal into /tmp/journal-samples each time its content changes,
  *  until /tmp/journal-samples.stop exists; resolves to the copies' contents. */
 async function sampleJournal(installationId: string, during: () => Promise<void>) {
-  const journal = `/etc/oac-node/${installationId}.json`;
+  const journal = layout(parseInstallationId(installationId)).journal;
   await host.shOk('rm -rf /tmp/journal-samples* && mkdir /tmp/journal-samples');
   const sampler = host.sh(
     `i=0; until [ -e /tmp/journal-samples.stop ]; do ` +

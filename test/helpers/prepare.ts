@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { chownSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { NO_PRIVILEGES } from '../../src/engine/drivers/as-node.ts';
 
 export const NODE_UID = 65532;
 
@@ -28,8 +29,8 @@ export function runPrepare(exe: string, groupGid: number, request: object): Prom
     '--groups',
     String(groupGid),
   ];
-  const noPrivileges = ['--no-new-privs', '--inh-caps=-all', '--bounding-set=-all'];
-  const child = spawn('setpriv', [...ids, ...noPrivileges, '--', exe, '_prepare'], {
+  // The installer's own flags (SEC-08), so the helper runs here as it does on a host.
+  const child = spawn('setpriv', [...ids, ...NO_PRIVILEGES, '--', exe, '_prepare'], {
     env: {},
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
