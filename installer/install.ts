@@ -6,6 +6,7 @@ import { Journal } from '../records/journal.ts';
 import { desired } from '../src/engine/desired.ts';
 import type { Emit } from '../src/engine/events.ts';
 import { readNodeIdentity } from '../src/engine/node-state.ts';
+import { stopIfAborted } from '../src/engine/interrupted.ts';
 import { reconcile } from '../src/engine/reconcile.ts';
 import { recordedResources } from '../src/engine/recorded.ts';
 import { removeAll } from '../src/engine/remove.ts';
@@ -25,6 +26,8 @@ export interface InstallRequest extends InstallOptions {
   root: string;
   token: string | undefined;
   timeoutSeconds: number;
+  /** Aborted when the operator interrupts (OPS-03): the run stops at the next step boundary. */
+  signal?: AbortSignal;
 }
 
 export interface InstallResult {
@@ -62,6 +65,7 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
       token: req.token,
     };
     await preflight(ctx, await authFor(ctx));
+    stopIfAborted(req.signal);
     const report = await reconcileInstallation(ctx, req);
     const provider = ctx.configuration?.provider;
     if (req.dryRun) return { report, provider };
@@ -71,7 +75,7 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
       title: INSTALL_PHASES.at(-1)?.title ?? 'ready',
       phase: 'ready',
     });
-    const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds);
+    const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal);
     return { report, nodeId, provider };
   });
 }
@@ -109,10 +113,10 @@ async function reconcileInstallation(ctx: InstallContext, req: InstallRequest): 
       checkpoint_root: req.checkpointRoot ?? null,
     });
   const node = { ...req, configuration, providerGroup };
-  const driverCtx = { host, layout: names, journal, emit, node };
+  const driverCtx = { host, layout: names, journal, emit, node, signal: req.signal };
   const wanted = new Set(resources.map((r) => r.key));
   const stale = recordedResources(names, journal.snapshot).filter((r) => !wanted.has(r.key));
-  const options = { dryRun: req.dryRun, emit };
+  const options = { dryRun: req.dryRun, emit, signal: req.signal };
   const removed = await removeAll(stale, driverCtx, { ...options, keepReason: () => undefined });
   const reconciled = await reconcile(resources, driverCtx, options);
   return {

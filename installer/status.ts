@@ -17,6 +17,8 @@ import { isRegistered, type StoredIdentity } from '../src/agent/identity-store.t
 import { CoreClient } from '../src/net/core-client.ts';
 import { CoreError } from '../src/net/core-errors.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
+import type { ProxyEnv } from '../src/net/proxy-env.ts';
+import { proxyEnvForNode } from '../records/proxy-settings.ts';
 
 export interface ResourceStatus {
   key: string;
@@ -81,7 +83,9 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
     return undefined;
   });
   const core: CoreStatus =
-    damaged === undefined ? await askCore(identity) : { state: 'unknown', detail: damaged };
+    damaged === undefined
+      ? await askCore(identity, await proxyEnvForNode(host, names))
+      : { state: 'unknown', detail: damaged };
   const problems = resources
     .filter((r) => r.state !== 'present')
     .map((r) => `${r.kind} ${r.name}: ${r.detail ?? r.state}`);
@@ -125,11 +129,15 @@ async function judge(
   return { state: action.kind === 'create' ? 'missing' : 'drifted', detail: `${why}: ${RERUN}` };
 }
 
-async function askCore(identity: StoredIdentity | undefined): Promise<CoreStatus> {
+async function askCore(
+  identity: StoredIdentity | undefined,
+  proxyEnv: ProxyEnv,
+): Promise<CoreStatus> {
   if (identity === undefined || !isRegistered(identity)) return { state: 'not registered' };
   const client = new CoreClient({
     coreUrl: identity.core_url,
-    dispatcher: sharedDispatcher(),
+    // Through the node's saved proxy settings, unless the caller gives its own (HOST-06).
+    dispatcher: sharedDispatcher(proxyEnv),
     retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
   });
   const node_id = identity.node_id;

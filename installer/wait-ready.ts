@@ -1,14 +1,24 @@
 // ENR-04: after starting the service, wait until Core reports the node connected and its
-// provider ready, asking Core with the node's own credential; on timeout, say what was seen.
+// provider ready, asking Core with the node's own credential. While it waits, the screen shows
+// the time waited and what Core last said (OPS-01); on timeout, the hint names what usually
+// keeps a registered node from connecting: Core's public URL and the WebSocket through a
+// reverse proxy (the earlier guide's troubleshooting). An interruption stops the wait (OPS-03).
+import { stopIfAborted } from '../src/engine/interrupted.ts';
 import { OacError } from '../src/errors.ts';
+import { hint, message } from '../src/messages.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
+import type { StoredIdentity } from '../src/agent/identity-store.ts';
 import { readNodeIdentity } from '../src/engine/node-state.ts';
 import type { InstallContext } from './context.ts';
+
+const POLL_MS = 1000;
+const NOT_CONNECTED = 'Core has not seen the node connect yet';
 
 export async function waitUntilReady(
   ctx: InstallContext,
   timeoutSeconds: number,
+  signal?: AbortSignal,
 ): Promise<{ nodeId: string }> {
   const identity = await readNodeIdentity(ctx.host, ctx.layout);
   if (identity === undefined)
@@ -18,26 +28,53 @@ export async function waitUntilReady(
     coreUrl: identity.core_url,
     retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
   });
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  let why = 'Core has not seen the node connect';
-  while (Date.now() < deadline) {
+  const started = Date.now();
+  let said = NOT_CONNECTED;
+  let everConnected = false;
+  while (Date.now() - started < timeoutSeconds * 1000) {
+    stopIfAborted(signal);
     try {
       const view = await client.identity(identity.node_id, identity.credential);
       if (view.connected && view.provider_ready) return { nodeId: identity.node_id };
-      why = view.connected
-        ? 'connected, but its provider is not ready'
-        : 'Core has not seen the node connect';
+      everConnected ||= view.connected;
+      said = view.connected ? 'connected, but its provider is not ready' : NOT_CONNECTED;
     } catch (error) {
-      why = error instanceof Error ? error.message : String(error);
+      said = error instanceof Error ? error.message : String(error);
     }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const elapsed = Math.round((Date.now() - started) / 1000);
+    ctx.emit({ type: 'waiting', step: 'ready', elapsed, said });
+    await sleep(POLL_MS, signal);
   }
+  throw notReady(ctx, identity, timeoutSeconds, everConnected ? said : undefined);
+}
+
+/** Never connected: where to look (Core's URL, the WebSocket); otherwise what Core last said. */
+function notReady(
+  ctx: InstallContext,
+  identity: StoredIdentity,
+  seconds: number,
+  said: string | undefined,
+): OacError {
   const unit = ctx.layout.unitName;
-  throw new OacError(
-    'not_ready_in_time',
-    `The node did not become connected and ready within ${timeoutSeconds} s (${why})`,
-    {
-      hint: `Logs: sudo journalctl -u ${unit}`,
-    },
-  );
+  if (said !== undefined)
+    return new OacError('not_ready_in_time', message('not_ready_in_time', { seconds, why: said }), {
+      hint: hint('not_ready_in_time', { unit }),
+    });
+  const websocket = new URL('/api/v1/sandbox-node/connect', identity.core_url);
+  websocket.protocol = websocket.protocol === 'https:' ? 'wss:' : 'ws:';
+  return new OacError('never_connected', message('never_connected', { seconds }), {
+    hint: hint('never_connected', { unit, core_url: identity.core_url, websocket: websocket.href }),
+  });
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }

@@ -3,6 +3,8 @@
 // the CLI is the one place that renders them (STYLE.md: the caller that returns the error logs
 // it). Anything else that escapes is an internal error and shows its stack.
 
+import { constants } from 'node:os';
+
 export const EXIT = {
   ok: 0,
   failure: 1,
@@ -52,4 +54,9 @@ export class ExitStatus extends Error {
     super(`exit ${status}`);
     this.name = 'ExitStatus';
   }
+}
+
+/** The shell's status for a run stopped by `signal`: 128 + its number (130 for Ctrl-C). */
+export function signalStatus(signal: NodeJS.Signals): number {
+  return 128 + (constants.signals[signal] ?? 0);
 }

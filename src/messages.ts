@@ -3,6 +3,8 @@
 // docs/messages.md lists the same table for operators, and test/unit/messages.test.ts keeps them
 // equal. `{name}` placeholders are filled by message().
 
+import { OacError, type OacErrorOptions } from './errors.ts';
+
 export interface MessageEntry {
   message: string;
   hint?: string;
@@ -216,6 +218,15 @@ export const MESSAGES = {
     message: 'The node did not become connected and ready within {seconds} s ({why})',
     hint: 'Logs: sudo journalctl -u {unit}',
   },
+  // The earlier guide's troubleshooting: registered but never connected.
+  never_connected: {
+    message: 'The node registered but did not connect to Core within {seconds} s',
+    hint: 'Usually the host cannot reach Core at {core_url}, or a reverse proxy in front of Core does not pass the WebSocket at {websocket}. Logs: sudo journalctl -u {unit}',
+  },
+  interrupted: {
+    message: 'Interrupted ({signal}): the run stopped between two steps',
+    hint: 'Run the same command again to continue: finished steps stay done and downloads resume.',
+  },
   core_still_lists: {
     message: 'Core still lists this node',
     hint: 'Remove it on Nodes first, then run the uninstall command again (if Core is gone for good, add --force).',
@@ -300,6 +311,30 @@ export const MESSAGES = {
     message: "The node's file {path} is damaged: {problem}",
     hint: 'The node account writes it; move it aside (or restore it) and run the command again.',
   },
+  manifest_unavailable: {
+    message: 'This console has no node files for release {release} (HTTP {status} for {path})',
+    hint: 'The console serves node files from its release directory or redirects to the release: check that it holds this release, then run the command again.',
+  },
+  manifest_invalid: {
+    message: 'The release manifest is invalid: {detail}',
+    hint: 'The console serves a damaged or foreign manifest for this release: check its node files, then run the command again.',
+  },
+  release_unknown: {
+    message: "Core's sandbox configuration names no release this console serves",
+    hint: "Check Core's sandbox configuration (Settings → Sandbox and scheduling), then run the command again.",
+  },
+  image_mismatch: {
+    message: "Docker loaded {reference} with ID {actual}, not the release's {expected}",
+    hint: 'The image archive was verified, so Docker holds another image under that name: remove it (sudo docker image rm {reference}), then run the command again.',
+  },
+  store_image_invalid: {
+    message: '{file} holds no OCI image layout (index.json)',
+    hint: 'The file matched the release manifest, so the release itself is damaged: report it to whoever published the release.',
+  },
+  prepare_failed: {
+    message: 'Preparing the node as oac-node failed: {detail}',
+    hint: 'Run the command again; if this repeats, the lines above and the service log say more.',
+  },
   prepare_request_invalid: {
     message: 'oac-node _prepare got an invalid request on standard input: {detail}',
     hint: "It is started by oac-node's installer only; run the install command instead.",
@@ -318,13 +353,29 @@ export type MessageCode = keyof typeof MESSAGES;
 
 /** Fills `{name}` placeholders; a missing value is left visible rather than silently dropped. */
 export function message(code: MessageCode, values: Record<string, string | number> = {}): string {
-  const template: string = MESSAGES[code].message;
+  return fill(MESSAGES[code].message, values);
+}
+
+/** The hint, its placeholders filled like the message's. */
+export function hint(
+  code: MessageCode,
+  values: Record<string, string | number> = {},
+): string | undefined {
+  const entry: MessageEntry = MESSAGES[code];
+  return entry.hint === undefined ? undefined : fill(entry.hint, values);
+}
+
+function fill(template: string, values: Record<string, string | number>): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
     name in values ? String(values[name]) : whole,
   );
 }
 
-export function hint(code: MessageCode): string | undefined {
-  const entry: MessageEntry = MESSAGES[code];
-  return entry.hint;
+/** The OacError of a table entry: its message filled in, its hint attached. */
+export function oacError(
+  code: MessageCode,
+  values: Record<string, string | number> = {},
+  options: Omit<OacErrorOptions, 'hint'> = {},
+): OacError {
+  return new OacError(code, message(code, values), { ...options, hint: hint(code) });
 }

@@ -29,6 +29,7 @@ import { hint, message } from '../src/messages.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { CoreError } from '../src/net/core-errors.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
+import { proxyEnvForNode } from '../records/proxy-settings.ts';
 import { provableOwnership } from './provable.ts';
 
 export interface UninstallRequest {
@@ -36,6 +37,8 @@ export interface UninstallRequest {
   installationId: InstallationId;
   force: boolean;
   dryRun: boolean;
+  /** OPS-03: an interrupted uninstall stops between two resources; a rerun finishes it. */
+  signal?: AbortSignal;
 }
 
 /** What every installation on the host shares: they stay while another installation remains. */
@@ -103,6 +106,7 @@ export async function uninstall(
       emit,
       keepReason,
       unrecordedReason,
+      signal: req.signal,
     });
     for (const step of report.steps) if (step.action.kind === 'keep') kept.push(step.action.detail);
     if (!req.dryRun) await finish(host, names, journal, storeStays);
@@ -136,7 +140,8 @@ async function askCore(host: Host, names: Layout): Promise<'confirmed' | 'never 
   const identity = await readNodeIdentity(host, names);
   if (identity === undefined) return 'never registered'; // nothing Core knows
   const client = new CoreClient({
-    dispatcher: sharedDispatcher(),
+    // Through the proxy the node was installed with, unless the caller gives one.
+    dispatcher: sharedDispatcher(await proxyEnvForNode(host, names)),
     coreUrl: identity.core_url,
     retry: { attempts: 2, baseDelayMs: 500, maxDelayMs: 1000 },
   });

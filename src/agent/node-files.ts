@@ -1,8 +1,9 @@
 // The node files of a release, fetched from the console (which may redirect to the release) and
 // checked against the manifest (DL-01), through one proxy-aware dispatcher (DL-04).
 import { join } from 'node:path';
-import type { Emit } from '../engine/events.ts';
-import { OacError } from '../errors.ts';
+import type { Emit, ProgressPhase } from '../engine/events.ts';
+import { interruptedError } from '../engine/interrupted.ts';
+import { oacError } from '../messages.ts';
 import { readStream } from '../host/files.ts';
 import { removeFile } from '../host/files.ts';
 import { sharedDispatcher, type RoutingDispatcher } from '../net/dispatcher.ts';
@@ -27,10 +28,7 @@ export function dispatcherFor(proxyEnv: Record<string, string>): RoutingDispatch
 export function releaseOf(configuration: NodeConfiguration): string {
   const release = configuration.specification.release;
   if (typeof release !== 'string' || !/^[0-9A-Za-z._-]{1,64}$/.test(release)) {
-    throw new OacError(
-      'release_unknown',
-      "Core's sandbox configuration names no release this console serves",
-    );
+    throw oacError('release_unknown');
   }
   return release;
 }
@@ -44,18 +42,17 @@ export async function fetchManifest(
   const url = new URL(`/node-files/${release}/manifest.json`, consoleUrl);
   const response = await sendJson({ method: 'GET', url, dispatcher: dispatcherFor(proxyEnv) });
   if (response.status !== 200) {
-    throw new OacError(
-      'manifest_unavailable',
-      `This console has no node files for release ${release} (HTTP ${response.status} for ${url.pathname})`,
-    );
+    throw oacError('manifest_unavailable', {
+      release,
+      status: response.status,
+      path: url.pathname,
+    });
   }
   const parsed = releaseManifestSchema.safeParse(response.body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new OacError(
-      'manifest_invalid',
-      `The release manifest is invalid: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
-    );
+    const detail = `${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim();
+    throw oacError('manifest_invalid', { detail });
   }
   return parsed.data;
 }
@@ -63,60 +60,69 @@ export async function fetchManifest(
 export function runtimeImageFile(manifest: ReleaseManifest): RuntimeImageFile {
   const file = manifest.files.find((f): f is RuntimeImageFile => f.kind === 'runtime-image');
   if (file === undefined)
-    throw new OacError('manifest_invalid', 'The release manifest lists no Runtime image');
+    throw oacError('manifest_invalid', { detail: 'it lists no Runtime image' });
   return file;
 }
 
+/** What a node file's download needs from the run: the request, the manifest, where its
+ *  events go and the run's signal (OPS-03: an interrupted run keeps the part file). */
+export interface NodeFileRun {
+  req: PrepareRequest;
+  manifest: ReleaseManifest;
+  emit: Emit;
+  signal?: AbortSignal;
+}
+
 /** Downloads (or resumes, or reuses) one node file of the release into `dest`, verified against
- *  the manifest (DL-01, DL-02), with progress and `Resuming …` notes under `step`. */
+ *  the manifest (DL-01, DL-02), with live progress under `step` (OPS-01): its start (or
+ *  `Resuming …` from where an earlier run stopped), its bytes, and its verified end. */
 export async function downloadNodeFile(
-  req: PrepareRequest,
-  manifest: ReleaseManifest,
+  run: NodeFileRun,
   file: ReleaseFile,
   dest: string,
   step: string,
-  emit: Emit,
 ): Promise<void> {
+  const { req, manifest, emit, signal } = run;
   const url = new URL(`/node-files/${manifest.release}/${file.name}`, req.console_url);
-  await downloadFile({
-    url,
-    dest,
-    size: file.size,
-    sha256: file.sha256,
-    dispatcher: dispatcherFor(req.proxy_env),
-    onProgress: (p) => {
-      if (p.phase === 'resuming')
-        emit({ type: 'note', step, message: `Resuming ${file.name} at ${p.resumedFrom} bytes` });
-      if (p.phase === 'restarting')
-        emit({
-          type: 'note',
-          step,
-          message: `${file.name}: the server cannot resume; starting again`,
-        });
-      emit({ type: 'progress', step, file: file.name, received: p.received, total: p.total });
-    },
-  });
+  const progress = (phase: ProgressPhase | undefined, received: number) =>
+    emit({ type: 'progress', step, file: file.name, received, total: file.size, phase });
+  try {
+    await downloadFile({
+      url,
+      dest,
+      size: file.size,
+      sha256: file.sha256,
+      dispatcher: dispatcherFor(req.proxy_env),
+      signal,
+      onProgress: (p) => {
+        if (p.phase === 'verifying') return;
+        if (p.phase === 'resuming') return progress('resuming', p.resumedFrom);
+        progress(p.phase === 'progress' ? undefined : p.phase, p.received);
+      },
+    });
+  } catch (error) {
+    if (signal?.aborted === true) throw interruptedError(signal);
+    throw error;
+  }
 }
 
 /** Downloads (or resumes, or reuses) the image archive, loads it, deletes the archive (DL-06). */
 export async function installRuntimeImage(
-  req: PrepareRequest,
-  manifest: ReleaseManifest,
+  run: NodeFileRun,
   filesDir: string,
-  emit: Emit,
+  step: string,
 ): Promise<string> {
+  const { req, manifest } = run;
   const file = runtimeImageFile(manifest);
   const dest = join(filesDir, file.name);
-  await downloadNodeFile(req, manifest, file, dest, 'runtime', emit);
+  await downloadNodeFile(run, file, dest, step);
   const docker = new DockerApi(req.docker_host);
   try {
     await docker.loadImage(readStream(dest));
     const id = await docker.imageId(file.image.reference);
     if (id !== file.image.id && id !== file.image.manifest_digest) {
-      throw new OacError(
-        'image_mismatch',
-        `Docker loaded ${file.image.reference} with ID ${id ?? 'none'}, not the release's ${file.image.id}`,
-      );
+      const { reference, id: expected } = file.image;
+      throw oacError('image_mismatch', { reference, actual: id ?? 'none', expected });
     }
   } finally {
     await docker.close();

@@ -2,7 +2,7 @@
 // /var/lib/oac-node/.oac/m/ with its runtime home and node-local checkpoint store: HOST-04,
 // HOST-11) and the provider file's adapter. What the node half makes is in node-desired.ts.
 import { join } from 'node:path';
-import { OacError } from '../errors.ts';
+import { oacError } from '../messages.ts';
 import type { ReleaseFile, ReleaseManifest } from '../net/release-manifest.ts';
 import { runtimeImageFile } from './node-files.ts';
 import { preparePaths, type PrepareContext } from './prepare-context.ts';
@@ -29,7 +29,7 @@ export function storePaths(req: PrepareRequest) {
 export function fileOf(manifest: ReleaseManifest, kind: MicrosandboxKind): ReleaseFile {
   const file = manifest.files.find((f) => f.kind === kind);
   if (file === undefined)
-    throw new OacError('manifest_invalid', `The release manifest lists no ${kind} file`);
+    throw oacError('manifest_invalid', { detail: `it lists no ${kind} file` });
   return file;
 }
 

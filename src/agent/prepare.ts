@@ -17,7 +17,12 @@ import type { PrepareRequest } from './prepare-request.ts';
 
 export { networkName } from './prepare-context.ts';
 
-export async function prepare(req: PrepareRequest, emit: Emit, dryRun = false): Promise<RunReport> {
+export async function prepare(
+  req: PrepareRequest,
+  emit: Emit,
+  options: { dryRun: boolean; signal?: AbortSignal },
+): Promise<RunReport> {
+  const { dryRun, signal } = options;
   if (req.token !== null) redactor.add(req.token);
   const manifest = await readManifest(req, emit);
   const ctx: DriverContext = {
@@ -25,9 +30,10 @@ export async function prepare(req: PrepareRequest, emit: Emit, dryRun = false): 
     host: new Host('/'),
     layout: layout(parseInstallationId(req.installation_id)),
     emit,
+    signal,
     prepare: { req, manifest },
   };
-  return reconcile(nodeHalfDesired(req, manifest), ctx, { dryRun, emit });
+  return reconcile(nodeHalfDesired(req, manifest), ctx, { dryRun, emit, signal });
 }
 
 /** The manifest, its failure reported like a step's, so the installer shows its message. */
@@ -37,7 +43,14 @@ async function readManifest(req: PrepareRequest, emit: Emit): Promise<ReleaseMan
   } catch (error) {
     const code = error instanceof OacError ? error.code : 'internal';
     const message = error instanceof Error ? error.message : String(error);
-    emit({ type: 'step-failed', step: 'manifest', code, message });
+    const hint = error instanceof OacError ? error.hint : undefined;
+    emit({
+      type: 'step-failed',
+      step: 'manifest',
+      code,
+      message,
+      ...(hint === undefined ? {} : { hint }),
+    });
     throw error;
   }
 }

@@ -20,6 +20,8 @@ export interface DriverContext {
   emit: Emit;
   /** What the node half needs to run (root's install only). */
   node?: NodeHalfInputs;
+  /** Set when the operator interrupts (OPS-03): work stops at the next step boundary. */
+  signal?: AbortSignal;
   /** The node half's own run: its request and the release manifest (downloads). */
   prepare?: { req: PrepareRequest; manifest: ReleaseManifest };
 }

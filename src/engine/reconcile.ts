@@ -6,6 +6,7 @@
 // and recorded after, from what is then on the host. A signal stops at a resource boundary and
 // the next run continues (RERUN-04).
 import { OacError } from '../errors.ts';
+import { stopIfAborted } from './interrupted.ts';
 import type { DriverContext } from './driver.ts';
 import { driverOf } from './drivers/index.ts';
 import type { Emit } from './events.ts';
@@ -129,14 +130,16 @@ export async function step(
   } catch (error) {
     const code = error instanceof OacError ? error.code : 'internal';
     const message = error instanceof Error ? error.message : String(error);
-    emit({ type: 'step-failed', step: r.key, code, message });
+    const hint = error instanceof OacError ? error.hint : undefined;
+    emit({
+      type: 'step-failed',
+      step: r.key,
+      code,
+      message,
+      ...(hint === undefined ? {} : { hint }),
+    });
     throw error;
   }
-}
-
-export function stopIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted)
-    throw new OacError('interrupted', 'Interrupted; run the command again to continue');
 }
 
 async function applyWith(

@@ -6,7 +6,8 @@
 import type { Journal } from '../../records/journal.ts';
 import type { DriverContext } from './driver.ts';
 import { driverOf } from './drivers/index.ts';
-import { step, stopIfAborted, type ReconcileOptions } from './reconcile.ts';
+import { stopIfAborted } from './interrupted.ts';
+import { step, type ReconcileOptions } from './reconcile.ts';
 import { isRecorded, nameOf, removalOf, type Resource } from './resources.ts';
 import type { RunReport, StepReport } from './reconcile.ts';
 import { changes, outcomeWithoutApply, type Action } from './step.ts';

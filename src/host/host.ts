@@ -6,6 +6,7 @@ import { constants } from 'node:fs';
 import { chown, lchown, open, rmdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
+import { runWithLines, type LineChildOptions, type LineChildResult } from './child-lines.ts';
 import { ensureDirectory, isCode, lstatIfExists, readIfExists, writeFileAtomic } from './files.ts';
 
 export interface RunOptions {
@@ -64,6 +65,16 @@ export class Host {
     });
     const exitCode = typeof result.exitCode === 'number' ? result.exitCode : 1;
     return { exitCode, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
+  }
+
+  /** A child in its own session whose stdout lines are handed over as they arrive (OPS-01);
+   *  `signal` stops its whole process group (OPS-03). No wall-clock limit (OPS-02). */
+  runStreaming(
+    command: string,
+    args: string[],
+    options: LineChildOptions,
+  ): Promise<LineChildResult> {
+    return runWithLines(command, args, options);
   }
 
   readFile(hostPath: string): Promise<Buffer | undefined> {

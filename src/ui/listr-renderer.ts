@@ -1,10 +1,12 @@
 // On a terminal, the install shows as listr2 phases: one line per step, with a spinner while it
-// runs and its outcome word once done (`unchanged` on a rerun), progress and the oac-node half's
-// own outcomes as the step's output. The engine drives; each listr task just waits for its
+// runs and its outcome word once done (`unchanged` on a rerun), live progress (each file's bytes,
+// rate and time left, `Resuming …`; the wait for Core) and the oac-node half's own outcomes as
+// the step's output (OPS-01). The engine drives; each listr task just waits for its
 // step's events, so the engine and the UI stay separate (STYLE.md point 2).
 import { Listr, type ListrTaskWrapper } from 'listr2';
 import type { EngineEvent } from '../engine/events.ts';
 import { printable } from './printable.ts';
+import { TransferClock, describeWait } from './progress-text.ts';
 
 interface Phase {
   id: string;
@@ -41,8 +43,10 @@ export function listrView(phases: Phase[]): ListrView {
           if (entry.done) resolve();
         }),
     })),
-    // Colour follows NO_COLOR and --no-color (listr2's colorette reads both).
-    { concurrent: false, exitOnError: true },
+    // Colour follows NO_COLOR and --no-color (listr2's colorette reads both). listr2's own
+    // SIGINT handler would exit at once with 127; the command stops at a step boundary instead
+    // (OPS-03, src/cli/interrupt.ts).
+    { concurrent: false, exitOnError: true, registerSignalListeners: false },
   );
   const running = list.run().catch(() => undefined);
   const entryFor = (id: string): Pending => {
@@ -54,6 +58,7 @@ export function listrView(phases: Phase[]): ListrView {
     return entry;
   };
   const known = new Set(phases.map((p) => p.id));
+  const clock = new TransferClock();
   // Engine steps name their phase (a resource's group, src/engine/resources.ts); a phase is
   // done when the next one starts, or at the end.
   const phaseOfStep = new Map<string, string>();
@@ -78,10 +83,8 @@ export function listrView(phases: Phase[]): ListrView {
     const say = (text: string) => {
       if (entry.task !== undefined) entry.task.output = printable(text);
     };
-    if (event.type === 'progress')
-      say(
-        `${event.file}: ${(event.received / 1048576).toFixed(1)} of ${(event.total / 1048576).toFixed(1)} MiB`,
-      );
+    if (event.type === 'progress') say(clock.describe(event));
+    if (event.type === 'waiting') say(describeWait(event));
     if (event.type === 'note') say(event.message);
     if (event.type === 'step-done' && own === undefined)
       say(`${event.result.outcome} ${event.result.detail}`);

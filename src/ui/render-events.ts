@@ -1,17 +1,36 @@
-// Renders engine events: plain lines (one per step outcome, progress at most every two seconds)
-// or NDJSON with --json. Every line is masked (SEC-03) and escaped (SEC-09, src/ui/printable.ts).
+// Renders engine events: plain lines or NDJSON with --json. On a pipe every step outcome, each
+// file's start, `Resuming …` and verified end are always printed, a file's bytes at most every
+// few seconds, and the wait for Core when what Core says changes or every quarter minute
+// (OPS-01). Every line is masked (SEC-03) and escaped (SEC-09, src/ui/printable.ts).
 import type { EngineEvent } from '../engine/events.ts';
 import { printable, printableJson } from './printable.ts';
+import { TransferClock, describeWait } from './progress-text.ts';
 
 export type Write = (text: string) => void;
+
+/** How often a pipe gets a file's bytes, and the wait's unchanged state. */
+const PROGRESS_EVERY_MS = 5000;
+const WAITING_EVERY_MS = 15_000;
 
 export function jsonRenderer(write: Write): (event: EngineEvent | Record<string, unknown>) => void {
   return (event) => write(`${printableJson(event)}\n`);
 }
 
-export function plainRenderer(write: Write, dryRun: boolean): (event: EngineEvent) => void {
-  let lastProgress = 0;
+export function plainRenderer(
+  write: Write,
+  dryRun: boolean,
+  now: () => number = Date.now,
+): (event: EngineEvent) => void {
+  const clock = new TransferClock(now);
+  const throttle = new Map<string, { at: number; text?: string }>();
   const line = (text: string) => write(`${printable(text)}\n`);
+  /** Whether `key` may print again: after `everyMs`, or at once when its text changed. */
+  const due = (key: string, everyMs: number, text?: string): boolean => {
+    const last = throttle.get(key);
+    if (last !== undefined && now() - last.at < everyMs && last.text === text) return false;
+    throttle.set(key, { at: now(), text });
+    return true;
+  };
   return (event) => {
     switch (event.type) {
       case 'step-plan':
@@ -21,12 +40,15 @@ export function plainRenderer(write: Write, dryRun: boolean): (event: EngineEven
         line(`  ${event.result.outcome.padEnd(9)} ${event.result.detail}`);
         break;
       case 'progress': {
-        const now = Date.now();
-        if (now - lastProgress < 2000 && event.received < event.total) break;
-        lastProgress = now;
-        line(`  ${event.file}: ${mib(event.received)} of ${mib(event.total)} MiB`);
+        const text = clock.describe(event);
+        if (event.phase !== undefined || due(`file:${event.file}`, PROGRESS_EVERY_MS))
+          line(`  ${text}`);
+        if (event.phase !== undefined) throttle.set(`file:${event.file}`, { at: now() });
         break;
       }
+      case 'waiting':
+        if (due('waiting', WAITING_EVERY_MS, event.said)) line(`  ${describeWait(event)}`);
+        break;
       case 'note':
         line(`  ${event.message}`);
         break;
@@ -34,8 +56,4 @@ export function plainRenderer(write: Write, dryRun: boolean): (event: EngineEven
         break;
     }
   };
-}
-
-function mib(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1);
 }

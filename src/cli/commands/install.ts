@@ -12,6 +12,8 @@ import { escapeControls, printable } from '../../ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { redactor } from '../../ui/redact.ts';
 import { readStdin } from '../stdin.ts';
+import { errorEvent } from '../error-event.ts';
+import { interruptOnSignals } from '../interrupt.ts';
 import { layout, parseInstallationId } from '../../layout.ts';
 import { runUninstall } from './uninstall.ts';
 
@@ -115,6 +117,8 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         process.env[n] === undefined ? [] : [[n, process.env[n] as string]],
       ),
     );
+    // OPS-03: the first Ctrl-C, SIGTERM or SIGHUP stops the run at a step boundary.
+    const interruption = interruptOnSignals();
     const result = await install(
       {
         coreUrl: new URL(coreUrl).origin,
@@ -126,12 +130,17 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         root: argv.root ?? '/',
         token,
         timeoutSeconds: argv.timeout,
+        signal: interruption.signal,
       },
       emit,
-    ).catch(async (error: unknown) => {
-      await view?.finish(error);
-      throw error;
-    });
+    )
+      .catch(async (error: unknown) => {
+        await view?.finish(error);
+        // OPS-02: --json ends with the failure's code and hint as an event of its own.
+        if (argv.json) jsonRenderer(write)(errorEvent(error));
+        throw error;
+      })
+      .finally(interruption.release);
     await view?.finish();
     const unit = layout(installationId).unitName;
     // SEC-08: a Docker node's account can do as root does through the docker group.

@@ -23,8 +23,13 @@ export const prepareCommand: CommandModule = {
       await readStdin(PREPARE_STDIN_MAX_BYTES, "one request from oac-node's installer"),
     );
     if (request.token !== null) redactor.add(request.token);
+    // OPS-03: the installer stops this process group with SIGTERM when the operator interrupts;
+    // the run stops at its next step boundary (a download keeps its part file).
+    const stop = new AbortController();
+    for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+      process.once(name, () => stop.abort(name));
     try {
-      await prepare(request, print, request.dry_run);
+      await prepare(request, print, { dryRun: request.dry_run, signal: stop.signal });
     } catch (error) {
       // The failing step already printed step-failed; the installer renders it.
       if (error instanceof OacError) throw new ExitStatus(error.exitCode);

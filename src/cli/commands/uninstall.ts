@@ -5,6 +5,8 @@ import { parseInstallationId } from '../../layout.ts';
 import { hint, message } from '../../messages.ts';
 import { printable } from '../../ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
+import { errorEvent } from '../error-event.ts';
+import { interruptOnSignals } from '../interrupt.ts';
 
 interface UninstallArgs {
   'installation-id'?: string;
@@ -20,10 +22,22 @@ export async function runUninstall(argv: UninstallArgs): Promise<void> {
     throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
   const write = (text: string) => process.stdout.write(text);
   const emit = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
+  const interruption = interruptOnSignals();
   const { report, kept } = await uninstall(
-    { root: argv.root ?? '/', installationId, force: argv.force, dryRun: argv['dry-run'] },
+    {
+      root: argv.root ?? '/',
+      installationId,
+      force: argv.force,
+      dryRun: argv['dry-run'],
+      signal: interruption.signal,
+    },
     emit,
-  );
+  )
+    .catch((error: unknown) => {
+      if (argv.json) jsonRenderer(write)(errorEvent(error));
+      throw error;
+    })
+    .finally(interruption.release);
   if (argv.json) jsonRenderer(write)({ type: 'summary', changed: report.changed, kept });
   else {
     if (argv['dry-run'])

@@ -23,8 +23,8 @@ export const dockerImageDriver: Driver<'docker-image', { present: boolean }> = {
       ? { kind: 'unchanged', detail: `image ${r.reference}` }
       : { kind: 'create', detail: `download ${r.file} and load ${r.reference}` },
   async apply(r, _action, _actual, ctx) {
-    const { req, manifest, filesDir } = prepareOf(ctx);
-    const reference = await installRuntimeImage(req, manifest, filesDir, ctx.emit);
+    const { run, filesDir } = prepareOf(ctx);
+    const reference = await installRuntimeImage(run, filesDir, r.key);
     return { outcome: 'created', detail: `image ${reference}` };
   },
   remove: (r) => Promise.resolve({ outcome: 'kept', detail: `image ${r.reference}` }),

@@ -2,7 +2,7 @@
 // files directory: downloaded (resumed, verified against the manifest's SHA-256, DL-01, DL-02),
 // the helper made executable only after its check. They go with the state directory.
 import { downloadNodeFile } from '../../agent/node-files.ts';
-import { OacError } from '../../errors.ts';
+import { oacError } from '../../messages.ts';
 import { isExecutableFile, setMode, sha256FileIfExists } from '../../host/files.ts';
 import type { Driver } from '../driver.ts';
 import { prepareOf } from './prepare-of.ts';
@@ -19,12 +19,11 @@ export const nodeFileDriver: Driver<'node-file', { verified: boolean }> = {
       ? { kind: 'unchanged', detail: `${r.file} verified` }
       : { kind: 'create', detail: `download ${r.file}` },
   async apply(r, _action, _actual, ctx) {
-    const { req, manifest } = prepareOf(ctx);
+    const { manifest, run } = prepareOf(ctx);
     const file = manifest.files.find((f) => f.name === r.file);
-    if (file === undefined)
-      throw new OacError('manifest_invalid', `The release manifest lists no ${r.file}`);
+    if (file === undefined) throw oacError('manifest_invalid', { detail: `it lists no ${r.file}` });
     const path = ctx.host.path(r.path);
-    await downloadNodeFile(req, manifest, file, path, r.key, ctx.emit);
+    await downloadNodeFile(run, file, path, r.key);
     // Verified first, executable second: a helper never runs before its SHA-256 matched.
     await setMode(path, r.executable ? 0o700 : 0o600);
     return { outcome: 'created', detail: `${r.file} downloaded and verified` };

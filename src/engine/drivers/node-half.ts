@@ -1,7 +1,9 @@
 // HOST-08: everything but root's resources (account, group, home, program, env file, unit,
 // service) runs as oac-node,
 // in its own session without a terminal: `oac-node _prepare` started with setpriv (the node's
-// UID, its group and the provider group; no_new_privs and no capabilities, SEC-08), its request (token included) on stdin. Its probe is
+// UID, its group and the provider group; no_new_privs and no capabilities, SEC-08), its request
+// (token included) on stdin, its events read and rendered as it prints them (OPS-01); an
+// interrupted install stops its whole process group (OPS-03). Its probe is
 // the same child in dry-run mode, so the plan (and a rerun's "unchanged") reflects each of the
 // child's own steps. What of its work can be removed (state, network, store) is listed as
 // resources of their own; this one is never recorded and never removed.
@@ -15,7 +17,9 @@ import type { NodeConfiguration } from '../../net/core-schemas.ts';
 import { KEYS } from '../desired.ts';
 import type { Driver, DriverContext } from '../driver.ts';
 import { NO_PRIVILEGES } from './as-node.ts';
-import type { EngineEvent } from '../events.ts';
+import { PROGRESS_PHASES, type EngineEvent } from '../events.ts';
+import { interruptedError } from '../interrupted.ts';
+import { hint, message } from '../../messages.ts';
 import { ACTION_KINDS, OUTCOMES, changes, type Action } from '../step.ts';
 import * as z from 'zod';
 
@@ -100,20 +104,29 @@ async function runChild(
     : selfCommand(['_prepare']);
   const setpriv = ['--reuid', String(ids.uid), '--regid', String(ids.gid), ...NO_PRIVILEGES];
   setpriv.push('--groups', String(node.providerGroup.gid), '--', self.command, ...self.args);
-  const result = await host.run('setpriv', setpriv, {
+  const events: EngineEvent[] = [];
+  // OPS-01: each event is rendered as the child prints it, not after it exits.
+  const result = await host.runStreaming('setpriv', setpriv, {
     input: `${JSON.stringify(request)}\n`,
     env: { ...node.proxyEnv, HOME: host.path(NODE_HOME) },
-    newSession: true,
-    timeoutMs: 60 * 60_000,
+    signal: ctx.signal,
+    onLine: (line) => {
+      const event = parseEvent(line);
+      if (event === undefined) return;
+      events.push(event);
+      emit(event);
+    },
   });
-  const events = parseEvents(result.stdout);
-  events.forEach(emit);
+  if (ctx.signal?.aborted === true) throw interruptedError(ctx.signal);
   const failed = events.find((e) => e.type === 'step-failed');
-  if (failed?.type === 'step-failed') throw new OacError(failed.code, failed.message);
+  // OPS-02: the child's code and hint reach the screen and --json as root's own would.
+  if (failed?.type === 'step-failed')
+    throw new OacError(failed.code, failed.message, { hint: failed.hint });
   if (result.exitCode !== 0)
     throw new OacError(
       'prepare_failed',
-      `Preparing the node as oac-node failed: ${firstLines(result.stderr)}`,
+      message('prepare_failed', { detail: firstLines(result.stderr) }),
+      { hint: hint('prepare_failed') },
     );
   return events;
 }
@@ -139,6 +152,7 @@ const childEvent = z.discriminatedUnion('type', [
     step,
     code: z.string().regex(/^[a-z0-9_]{1,64}$/),
     message: text,
+    hint: text.optional(),
   }),
   z.object({
     type: z.literal('progress'),
@@ -146,20 +160,19 @@ const childEvent = z.discriminatedUnion('type', [
     file: text,
     received: z.number().nonnegative(),
     total: z.number().nonnegative(),
+    phase: z.enum(PROGRESS_PHASES).optional(),
   }),
   z.object({ type: z.literal('note'), step, message: text }),
 ]);
 
-function parseEvents(stdout: string): EngineEvent[] {
-  return stdout.split('\n').flatMap((line) => {
-    if (line.trim() === '') return [];
-    try {
-      const parsed = childEvent.safeParse(JSON.parse(line));
-      return parsed.success ? [parsed.data] : [];
-    } catch {
-      return [];
-    }
-  });
+function parseEvent(line: string): EngineEvent | undefined {
+  if (line.trim() === '') return undefined;
+  try {
+    const parsed = childEvent.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The child's own words: its first lines (an internal error's message comes before its stack). */

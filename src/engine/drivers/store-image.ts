@@ -3,7 +3,7 @@
 // OCI layout, then deleted (DL-06). It goes with the store.
 import { join } from 'node:path';
 import { downloadNodeFile, runtimeImageFile } from '../../agent/node-files.ts';
-import { OacError } from '../../errors.ts';
+import { oacError } from '../../messages.ts';
 import { removeTree, unpackTarGz } from '../../host/archive.ts';
 import { lstatIfExists, removeFile } from '../../host/files.ts';
 import type { Driver } from '../driver.ts';
@@ -19,16 +19,16 @@ export const storeImageDriver: Driver<'store-image', { present: boolean }> = {
       ? { kind: 'unchanged', detail: `image ${r.reference} in ${r.dir}` }
       : { kind: 'create', detail: `download ${r.file} and import ${r.reference}` },
   async apply(r, _action, _actual, ctx) {
-    const { req, manifest, filesDir } = prepareOf(ctx);
+    const { run, manifest, filesDir } = prepareOf(ctx);
     const file = runtimeImageFile(manifest);
     const archive = join(filesDir, file.name);
-    await downloadNodeFile(req, manifest, file, archive, r.key, ctx.emit);
+    await downloadNodeFile(run, file, archive, r.key);
     const dest = ctx.host.path(r.dir);
     await removeTree(dest); // a half import of a killed run: it has no index.json
     await unpackTarGz(archive, dest);
     if ((await lstatIfExists(join(dest, 'index.json'))) === undefined) {
       await removeTree(dest);
-      throw new OacError('image_mismatch', `${file.name} holds no OCI image layout (index.json)`);
+      throw oacError('store_image_invalid', { file: file.name });
     }
     await removeFile(archive);
     return { outcome: 'created', detail: `image ${r.reference} in ${r.dir}` };

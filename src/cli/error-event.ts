@@ -1,0 +1,16 @@
+// OPS-02: with --json, a failed command's last event carries what the screen's last lines say:
+// the code (stable, for scripts), the message and the hint. An internal error is `internal`.
+import { isOacError } from '../errors.ts';
+
+export function errorEvent(error: unknown): Record<string, unknown> {
+  if (isOacError(error))
+    return {
+      type: 'error',
+      code: error.code,
+      message: error.message,
+      hint: error.hint ?? null,
+      exit: error.exitCode,
+    };
+  const message = error instanceof Error ? error.message : String(error);
+  return { type: 'error', code: 'internal', message, hint: null, exit: 1 };
+}

@@ -1,0 +1,38 @@
+// OPS-03 / RERUN-04: Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop the run at a step
+// boundary rather than in the middle of one: the first signal aborts the run's signal (the
+// engine stops before its next resource, the node half's process group is told to stop and its
+// download keeps its part file), and the command ends with the guide's "run the command again".
+// A second Ctrl-C stops at once (Node's default), for an operator who will not wait; a repeated
+// SIGTERM or SIGHUP changes nothing (a service manager or a closed terminal may send one to
+// each process of the run, and the first process of a restarted executable passes its own on).
+
+const STOPPING = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const STOPPING_LINE = 'oac-node: stopping after the current step (Ctrl-C again stops at once)\n';
+
+export interface Interruption {
+  signal: AbortSignal;
+  /** Takes the handlers away again (the command is over). */
+  release: () => void;
+}
+
+export function interruptOnSignals(): Interruption {
+  const controller = new AbortController();
+  const handler = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) return;
+    process.removeListener('SIGINT', handler);
+    // A closed terminal fails every later write with EIO: the run still stops cleanly.
+    if (signal === 'SIGHUP') ignoreOutputErrors();
+    else process.stderr.write(STOPPING_LINE);
+    controller.abort(signal);
+  };
+  const release = () => {
+    for (const name of STOPPING) process.removeListener(name, handler);
+  };
+  for (const name of STOPPING) process.on(name, handler);
+  return { signal: controller.signal, release };
+}
+
+function ignoreOutputErrors(): void {
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
+}
