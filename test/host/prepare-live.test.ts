@@ -1,0 +1,205 @@
+// The node half as the installer runs it (OPS-01…03, DL-02, ENR-05): the real executable's
+// `_prepare` started through Host.runStreaming — the installer's own code — as UID 65532 with
+// the installer's setpriv flags, against the reference Core (its drip fault makes the Runtime
+// image's download slow) and a private real dockerd. Events must arrive while the child runs;
+// an interruption must stop its whole process group and keep the part file for the rerun.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, test } from 'node:test';
+import { buildRelease } from '../../fixtures/release/build.ts';
+import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
+import { NO_PRIVILEGES } from '../../src/engine/drivers/as-node.ts';
+import type { EngineEvent } from '../../src/engine/events.ts';
+import { Host } from '../../src/host/host.ts';
+import { startCore, type TestCore } from '../helpers/core.ts';
+import { requireExecutable } from '../helpers/executable.ts';
+import { issueToken } from '../helpers/node.ts';
+import { NODE_UID, prepareRequest } from '../helpers/prepare.ts';
+import { privateDockerd, type PrivateDockerd } from '../helpers/private-dockerd.ts';
+
+let scratch: string;
+let core: TestCore;
+let dockerd: PrivateDockerd;
+let dockerGid: number;
+let image: { name: string; size: number; reference: string };
+
+before(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'oac-live-'));
+  chmodSync(scratch, 0o755);
+  const group = /^docker:[^:]*:(\d+):/m.exec(readFileSync('/etc/group', 'utf8'));
+  assert.ok(group, 'the docker group exists (Debian docker.io makes it)');
+  dockerGid = Number(group[1]);
+  copyFileSync(requireExecutable(), join(scratch, 'oac-node'));
+  chmodSync(join(scratch, 'oac-node'), 0o755);
+  dockerd = privateDockerd(join(scratch, 'docker'));
+  await dockerd.start();
+  const dist = await writeFakeDist(join(scratch, 'dist'), 'live');
+  const release = await buildRelease({
+    ...dist,
+    outDir: join(scratch, 'release'),
+    version: '0.0.0',
+  });
+  const file = release.manifest.files.find((f) => f.kind === 'runtime-image');
+  assert.ok(file?.kind === 'runtime-image');
+  image = { name: file.name, size: file.size, reference: file.image.reference };
+  core = await startCore(['--release-dir', release.outDir]);
+});
+after(async () => {
+  await core.stop();
+  await dockerd.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  // Each test downloads the image itself.
+  dockerd.docker(['image', 'rm', '--force', image.reference]);
+  const cleared = await core.coreApi('DELETE', '/__fixture/faults');
+  assert.ok(cleared.status < 300, JSON.stringify(cleared.body));
+});
+
+interface Timed {
+  event: EngineEvent;
+  at: number;
+}
+
+interface LiveRun {
+  events: Timed[];
+  exitCode: number;
+  stderr: string;
+  closedAt: number;
+}
+
+/** `_prepare` exactly as src/engine/drivers/node-half.ts starts it, events timed on arrival. */
+async function runLive(
+  request: object,
+  onEvent: (event: EngineEvent) => void = () => undefined,
+  signal?: AbortSignal,
+): Promise<LiveRun> {
+  const events: Timed[] = [];
+  const args = ['--reuid', String(NODE_UID), '--regid', String(NODE_UID), ...NO_PRIVILEGES];
+  args.push('--groups', String(dockerGid), '--', join(scratch, 'oac-node'), '_prepare');
+  const result = await new Host('/').runStreaming('setpriv', args, {
+    input: `${JSON.stringify(request)}\n`,
+    env: {},
+    signal,
+    graceMs: 10_000,
+    onLine: (line) => {
+      const event = JSON.parse(line) as EngineEvent;
+      events.push({ event, at: Date.now() });
+      onEvent(event);
+    },
+  });
+  return { events, ...result, closedAt: Date.now() };
+}
+
+async function drip(bytesPerMinute: number): Promise<void> {
+  const fault = { kind: 'drip', bytes_per_minute: bytesPerMinute };
+  const armed = await core.coreApi('PUT', '/__fixture/faults', { target: image.name, fault });
+  assert.equal(armed.status, 204, JSON.stringify(armed.body));
+}
+
+const progressOf = (run: LiveRun) =>
+  run.events.flatMap(({ event }) =>
+    event.type === 'progress' && event.file === image.name ? [event] : [],
+  );
+
+/** Processes of the node's account still running (the test machine runs none of its own). */
+function nodeProcesses(): string {
+  try {
+    return execFileSync('pgrep', ['-u', String(NODE_UID), '-a'], { encoding: 'utf8' });
+  } catch {
+    return ''; // pgrep exits 1 when there is none
+  }
+}
+
+test('OPS-01 OPS-03 DL-02 events arrive while the child runs; an interruption stops its process group, keeps the part, and the rerun resumes it', async () => {
+  const token = await issueToken(core);
+  const request = await prepareRequest(core, scratch, 'interrupted', token, {
+    docker_host: dockerd.host,
+  });
+  // About 20 s for the whole image: long enough to stop it half way.
+  await drip(image.size * 3);
+  const stop = new AbortController();
+  const first = await runLive(
+    request,
+    (event) => {
+      if (event.type === 'progress' && event.phase === undefined && event.received > 0)
+        stop.abort('SIGINT');
+    },
+    stop.signal,
+  );
+  const bytes = progressOf(first).find((e) => e.phase === undefined && e.received > 0);
+  assert.ok(bytes, `a progress event of ${image.name} arrived: ${JSON.stringify(first.events)}`);
+  const start = progressOf(first).find((e) => e.phase === 'start');
+  assert.ok(start, 'the file announced its start');
+  const arrived = first.events.find((t) => t.event === bytes)?.at ?? Infinity;
+  assert.ok(arrived < first.closedAt, 'the event reached the installer before the child exited');
+  assert.notEqual(first.exitCode, 0, 'an interrupted child does not report success');
+  const failed = first.events.find((t) => t.event.type === 'step-failed')?.event;
+  assert.ok(failed?.type === 'step-failed', first.stderr);
+  assert.equal(failed.code, 'interrupted');
+  assert.match(failed.hint ?? '', /Run the same command again/, 'OPS-02: the hint travels');
+  assert.equal(nodeProcesses(), '', 'no process of the group is left');
+  const files = join(request.state_dir, 'files');
+  const parts = readdirSync(files).filter((n) => n.endsWith('.part'));
+  assert.deepEqual(parts, [`${image.name}.part`], 'the part file is kept');
+  const kept = statSync(join(files, parts[0] ?? '')).size;
+  assert.ok(kept > 0 && kept < image.size, `${kept} of ${image.size} bytes kept`);
+
+  await core.coreApi('DELETE', '/__fixture/faults');
+  const rerun = await runLive(request);
+  assert.equal(rerun.exitCode, 0, rerun.stderr);
+  const resumed = progressOf(rerun).find((e) => e.phase !== undefined);
+  assert.deepEqual(
+    resumed && { phase: resumed.phase, received: resumed.received },
+    { phase: 'resuming', received: kept },
+    'DL-02: the rerun resumes where the interrupted run stopped',
+  );
+  assert.ok(progressOf(rerun).some((e) => e.phase === 'done'));
+});
+
+test('ENR-05 a command that expires during a slow download: the download finishes and is kept, registration says to copy a fresh command, the rerun downloads nothing and registers', async () => {
+  const token = await issueToken(core, { ttl_seconds: 3 });
+  const request = await prepareRequest(core, scratch, 'expired', token, {
+    docker_host: dockerd.host,
+  });
+  await drip(image.size * 12); // about 5 s: longer than the token lives
+  const first = await runLive(request);
+  assert.notEqual(first.exitCode, 0);
+  const failed = first.events.find((t) => t.event.type === 'step-failed')?.event;
+  assert.ok(failed?.type === 'step-failed', first.stderr);
+  assert.equal(failed.step, 'enroll');
+  assert.equal(failed.code, 'enrollment_token_refused');
+  assert.equal(failed.message, 'The enrollment command expired or was already used');
+  assert.match(failed.hint ?? '', /Generate a new command/);
+  assert.ok(
+    progressOf(first).some((e) => e.phase === 'done'),
+    'the download finished',
+  );
+  assert.ok(
+    dockerd.docker(['image', 'inspect', image.reference]).status === 0,
+    'and its image is kept',
+  );
+
+  await core.coreApi('DELETE', '/__fixture/faults');
+  const fresh = await issueToken(core);
+  const rerun = await runLive({ ...request, token: fresh });
+  assert.equal(rerun.exitCode, 0, rerun.stderr);
+  assert.deepEqual(progressOf(rerun), [], 'nothing is downloaded again');
+  const done = rerun.events.flatMap(({ event }) =>
+    event.type === 'step-done' ? [[event.step, event.result.outcome]] : [],
+  );
+  assert.deepEqual(Object.fromEntries(done).enroll, 'created');
+  assert.ok(existsSync(join(request.state_dir, 'identity.json')));
+});
