@@ -69,6 +69,8 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
     const report = await reconcileInstallation(ctx, req);
     const provider = ctx.configuration?.provider;
     if (req.dryRun) return { report, provider };
+    const registered = await readNodeIdentity(host, names);
+    if (registered?.enrolled !== undefined) await journal.setRegisteredNode(registered.node_id);
     emit({
       type: 'step-start',
       step: 'ready',
@@ -80,11 +82,20 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
   });
 }
 
-/** A registered node reads its configuration with its own credential; a new one with the token. */
+/** A registered node reads its configuration with its own credential; a new one with the token.
+ *  A node this host registered whose state is gone is not registered again over what Core
+ *  still holds for it (the guide: a lost node state is a recovery incident). */
 async function authFor(ctx: InstallContext): Promise<CoreAuth> {
   const identity = await readNodeIdentity(ctx.host, ctx.layout);
   if (identity?.enrolled !== undefined)
     return { kind: 'node', nodeId: identity.node_id, credential: identity.credential };
+  const lost = ctx.journal.registeredNode;
+  if (lost !== null) {
+    const values = { node_id: lost, dir: ctx.layout.stateDir, id: ctx.layout.id };
+    throw new OacError('node_state_lost', message('node_state_lost', values), {
+      hint: hint('node_state_lost', values),
+    });
+  }
   if (ctx.token === undefined)
     throw new OacError('token_missing', message('token_missing'), { hint: hint('token_missing') });
   return { kind: 'token', token: ctx.token };

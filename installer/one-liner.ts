@@ -296,7 +296,8 @@ function renderLine(parts: LineParts): string {
     // the allowed ones travel on stdin, in the run statement.
     `set -- env -i ${shQuote(`PATH=${SAFE_PATH}`)} /bin/sh -c ${dqQuote(FAR_SIDE)} oac-node "$x" ${parts.installerArgs}`,
     '[ -z "${NO_COLOR:-}" ] || set -- "$@" --no-color',
-    '[ "$r" = 0 ] || set -- sudo -- "$@"',
+    // --sudo: the installer's hints then say sudo (in a root shell they do not, guide l.101).
+    '[ "$r" = 0 ] || set -- sudo -- "$@" --sudo',
     parts.run,
   ];
   return ` (${statements.join('; ')})`;

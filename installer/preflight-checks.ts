@@ -1,10 +1,8 @@
 // The checks both providers share (PRE-06, PRE-07, PRE-09): each failure is one line from the
 // messages table, thrown before anything on the host changes.
 import { OacError } from '../src/errors.ts';
-import { freeBytes } from '../src/host/probe.ts';
+import { fileSystemOf } from '../src/host/probe.ts';
 import { hint, message, type MessageCode } from '../src/messages.ts';
-import { NODE_HOME } from '../src/layout.ts';
-import type { InstallContext } from './context.ts';
 
 export const MIB = 1024 * 1024;
 
@@ -25,13 +23,37 @@ export function checkCapacity(cpus: number, memoryBytes: number, need: SandboxNe
   }
 }
 
-/** PRE-07: the downloads plus what they unpack to, before anything is downloaded. */
-export async function checkDisk(ctx: InstallContext, needBytes: number): Promise<void> {
-  const free = await freeBytes(ctx.host, NODE_HOME);
-  if (free < needBytes)
-    fail('disk_too_small', {
+/** What a download needs where: `path` is a path on this machine (Docker's storage is the
+ *  daemon's own, never under --root), `bytes` what lands there. */
+export interface DiskNeed {
+  path: string;
+  /** The path as the operator knows it (a host path, --root aside). */
+  label: string;
+  bytes: number;
+  /** Whose space it is, for the message: the node's files or Docker's images. */
+  for: 'node' | 'docker';
+}
+
+/** PRE-07: the downloads plus what they unpack to, before anything is downloaded. Needs on one
+ *  file system add up (the archive and Docker's layers often share the root file system); each
+ *  file system is checked against its own sum. */
+export async function checkDisk(needs: DiskNeed[]): Promise<void> {
+  const byDevice = new Map<number, { free: number; needs: DiskNeed[] }>();
+  for (const need of needs.filter((n) => n.bytes > 0)) {
+    const fs = await fileSystemOf(need.path);
+    const entry = byDevice.get(fs.device) ?? { free: fs.free, needs: [] };
+    entry.needs.push(need);
+    byDevice.set(fs.device, entry);
+  }
+  for (const { free, needs: here } of byDevice.values()) {
+    const bytes = here.reduce((sum, n) => sum + n.bytes, 0);
+    if (free >= bytes) continue;
+    const first = here.find((n) => n.for === 'node') ?? here[0];
+    const values = {
       free: Math.floor(free / MIB),
-      path: NODE_HOME,
-      need: Math.ceil(needBytes / MIB),
-    });
+      path: first?.label ?? '',
+      need: Math.ceil(bytes / MIB),
+    };
+    fail(first?.for === 'docker' ? 'docker_disk_too_small' : 'disk_too_small', values);
+  }
 }

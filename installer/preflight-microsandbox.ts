@@ -16,7 +16,13 @@ import {
   STORE_DIR,
 } from '../src/layout.ts';
 import type { InstallContext } from './context.ts';
-import { checkCapacity, checkDisk, fail, type SandboxNeed } from './preflight-checks.ts';
+import {
+  checkCapacity,
+  checkDisk,
+  fail,
+  type DiskNeed,
+  type SandboxNeed,
+} from './preflight-checks.ts';
 import { readNodeIdentity } from '../src/engine/node-state.ts';
 
 export async function checkMicrosandbox(ctx: InstallContext, need: SandboxNeed): Promise<void> {
@@ -28,7 +34,7 @@ export async function checkMicrosandbox(ctx: InstallContext, need: SandboxNeed):
   await checkCheckpointRoot(ctx);
   const { cpus, memoryBytes } = hostCapacity();
   checkCapacity(cpus, memoryBytes, need);
-  await checkDisk(ctx, await microsandboxDiskNeed(ctx));
+  await checkDisk(await microsandboxDiskNeeds(ctx));
 }
 
 async function checkKvm(ctx: InstallContext): Promise<void> {
@@ -74,24 +80,27 @@ async function checkCheckpointRoot(ctx: InstallContext): Promise<void> {
   if (problem !== undefined) fail('checkpoint_root_invalid', { path: wanted, problem });
 }
 
-/** The three provider files, plus the Runtime archive and its unpacked copy unless the store
- *  already holds the image. */
-async function microsandboxDiskNeed(ctx: InstallContext): Promise<number> {
+/** The three provider files and the Runtime archive (under the node's home), plus the image
+ *  unpacked into the store unless the store already holds it. */
+async function microsandboxDiskNeeds(ctx: InstallContext): Promise<DiskNeed[]> {
   const configuration = ctx.configuration;
-  if (configuration === undefined) return 0;
+  if (configuration === undefined) return [];
   const origin = new URL(ctx.options.coreUrl).origin;
   const manifest: ReleaseManifest = await fetchManifest(
     origin,
     configuration,
     ctx.options.proxyEnv,
   );
-  let need = 0;
+  const home = { path: ctx.host.path(NODE_HOME), label: NODE_HOME, for: 'node' as const };
+  const store = { path: ctx.host.path(STORE_DIR), label: STORE_DIR, for: 'node' as const };
+  const needs: DiskNeed[] = [];
   for (const file of manifest.files) {
-    if (file.provider === 'microsandbox') need += file.size;
+    if (file.provider === 'microsandbox') needs.push({ ...home, bytes: file.size });
     if (file.kind !== 'runtime-image') continue;
     const imported = `${STORE_DIR}/images/${file.image.id.replace(/^sha256:/, '')}/index.json`;
-    if ((await ctx.host.lstat(imported)) === undefined)
-      need += file.size + file.image.unpacked_size;
+    if ((await ctx.host.lstat(imported)) !== undefined) continue;
+    needs.push({ ...home, bytes: file.size });
+    needs.push({ ...store, bytes: file.image.unpacked_size });
   }
-  return need;
+  return needs;
 }

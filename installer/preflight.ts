@@ -11,9 +11,15 @@ import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { DockerApi, type DockerInfo } from '../src/net/docker-api.ts';
 import { fetchManifest, runtimeImageFile } from '../src/agent/node-files.ts';
-import { DOCKER_SOCKET, PROVIDER_GROUPS } from '../src/layout.ts';
+import { DOCKER_SOCKET, PROVIDER_GROUPS, NODE_HOME } from '../src/layout.ts';
 import type { InstallContext } from './context.ts';
-import { checkCapacity, checkDisk, fail, type SandboxNeed } from './preflight-checks.ts';
+import {
+  checkCapacity,
+  checkDisk,
+  fail,
+  type DiskNeed,
+  type SandboxNeed,
+} from './preflight-checks.ts';
 import { checkMicrosandbox } from './preflight-microsandbox.ts';
 import { isRegistered } from '../src/agent/identity-store.ts';
 import { readNodeIdentity, readServingGeneration } from '../src/engine/node-state.ts';
@@ -105,17 +111,18 @@ async function checkDocker(ctx: InstallContext, need: SandboxNeed): Promise<void
   if (!info.MemoryLimit || !info.CpuCfsQuota || !info.CpuCfsPeriod) fail('docker_limits');
   checkCapacity(info.NCPU, info.MemTotal, need);
   // PRE-07: the image download plus its unpacked copy, before anything is downloaded.
-  await checkDisk(ctx, await imageDiskNeed(ctx));
+  await checkDisk(await imageDiskNeeds(ctx, info.DockerRootDir ?? '/var/lib/docker'));
 }
 
 function positive(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-/** The Runtime archive plus its unpacked layers, unless Docker already has the image (DL-05). */
-async function imageDiskNeed(ctx: InstallContext): Promise<number> {
+/** The Runtime archive (under the node's home) plus its unpacked layers (where Docker keeps
+ *  images), unless Docker already has the image (DL-05). */
+async function imageDiskNeeds(ctx: InstallContext, dockerRoot: string): Promise<DiskNeed[]> {
   const configuration = ctx.configuration;
-  if (configuration === undefined) return 0;
+  if (configuration === undefined) return [];
   const manifest = await fetchManifest(
     new URL(ctx.options.coreUrl).origin,
     configuration,
@@ -125,11 +132,14 @@ async function imageDiskNeed(ctx: InstallContext): Promise<number> {
   const docker = new DockerApi(`unix://${ctx.host.path(DOCKER_SOCKET)}`);
   try {
     const id = await docker.imageId(image.image.reference).catch(() => undefined);
-    if (id === image.image.id || id === image.image.manifest_digest) return 0;
+    if (id === image.image.id || id === image.image.manifest_digest) return [];
   } finally {
     await docker.close();
   }
-  return image.size + image.image.unpacked_size;
+  return [
+    { path: ctx.host.path(NODE_HOME), label: NODE_HOME, bytes: image.size, for: 'node' },
+    { path: dockerRoot, label: dockerRoot, bytes: image.image.unpacked_size, for: 'docker' },
+  ];
 }
 
 /** A URL's origin, as the installer compares Core addresses (scheme and host lower-cased, a

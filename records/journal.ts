@@ -43,6 +43,9 @@ const journalSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   inputs,
+  /** The node this installation registered (set once Core accepted it): a later run that
+   *  finds no node state knows it was lost, not never made (the guide: a recovery incident). */
+  registered_node: z.string().nullable().default(null),
   resources: z.record(z.string(), resource),
 });
 export type JournalData = z.infer<typeof journalSchema>;
@@ -118,6 +121,7 @@ export class Journal {
       created_at: stamp,
       updated_at: stamp,
       inputs: { provider: null, group: null, checkpoint_root: null },
+      registered_node: null,
       resources: {},
     };
     return new Journal(host, id, data, false);
@@ -134,6 +138,17 @@ export class Journal {
 
   get inputs(): JournalInputs {
     return this.data.inputs;
+  }
+
+  get registeredNode(): string | null {
+    return this.data.registered_node;
+  }
+
+  /** Records the node Core accepted (written at once: it outlives a crash after it). */
+  async setRegisteredNode(nodeId: string): Promise<void> {
+    if (this.data.registered_node === nodeId) return;
+    this.data.registered_node = nodeId;
+    await this.save();
   }
 
   get(key: string): JournalResource | undefined {

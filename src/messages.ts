@@ -182,6 +182,11 @@ export const MESSAGES = {
     message: 'This host has {free} MiB free under {path}; the node files need {need} MiB',
     hint: 'Free disk space, then run the command again: nothing was downloaded.',
   },
+  docker_disk_too_small: {
+    message:
+      'This host has {free} MiB free under {path}, where Docker keeps images; the Runtime image needs {need} MiB',
+    hint: "Free disk space there (or move Docker's data-root), then run the command again: nothing was downloaded.",
+  },
   another_core: {
     message: 'This host already runs a node for another Core',
     hint: 'Remove that node in its Web and uninstall it first (one Core per host).',
@@ -213,6 +218,10 @@ export const MESSAGES = {
     message:
       "The installer's lock {path} {reason}: oac-node locks only in a directory that root alone can write",
     hint: 'Something other than oac-node made it. Find out what, remove it, then run the command again.',
+  },
+  node_state_lost: {
+    message: 'This host registered node {node_id}, but its node state {dir} is gone',
+    hint: "A lost node state is a recovery incident: restore it from its backup together with Core's database and the provider storage. To give the node up instead, remove it on Nodes, run sudo oac-node uninstall --installation-id {id} --force, then add the host again.",
   },
   not_ready_in_time: {
     message: 'The node did not become connected and ready within {seconds} s ({why})',

@@ -62,7 +62,9 @@ export async function uninstall(
   return withInstallerLock(host, async () => {
     const journals = await listJournals(host);
     const mine = journals.find((j) => j.installation_id === req.installationId);
-    const asked = req.force ? 'not asked' : await askCore(host, names);
+    const asked = req.force
+      ? 'not asked'
+      : await askCore(host, names, mine?.registered_node ?? null);
     const journal = await Journal.open(host, names.id, mine?.core_url ?? 'http://127.0.0.1');
     const kept: string[] = [];
     if (mine === undefined) {
@@ -136,8 +138,19 @@ function storeDeleteHint(host: Host): string {
 }
 
 /** UNI-01: Core, at the enrolled address, must no longer accept the node's credential. */
-async function askCore(host: Host, names: Layout): Promise<'confirmed' | 'never registered'> {
+async function askCore(
+  host: Host,
+  names: Layout,
+  registeredNode: string | null,
+): Promise<'confirmed' | 'never registered'> {
   const identity = await readNodeIdentity(host, names);
+  if (identity === undefined && registeredNode !== null) {
+    // Registered, and its credential lost with its state: Core cannot be asked.
+    const values = { node_id: registeredNode, dir: names.stateDir, id: names.id };
+    throw new OacError('node_state_lost', message('node_state_lost', values), {
+      hint: hint('node_state_lost', values),
+    });
+  }
   if (identity === undefined) return 'never registered'; // nothing Core knows
   const client = new CoreClient({
     // Through the proxy the node was installed with, unless the caller gives one.

@@ -2,6 +2,7 @@
 // exit 2; OacErrors their own line and exit status; anything else is a bug with a stack.
 import yargs from 'yargs';
 import { EXIT, ExitStatus, UsageError, isOacError } from '../errors.ts';
+import { decideOperatorShell } from '../ui/operator-shell.ts';
 import { renderError } from '../ui/render-error.ts';
 import { PROGRAM, VERSION } from '../version.ts';
 import { commandCommand } from './commands/command.ts';
@@ -39,6 +40,7 @@ export function normaliseArgs(args: string[]): string[] {
 }
 
 export async function runCli(args: string[], io: CliIo): Promise<number> {
+  decideOperatorShell(args, process.env);
   try {
     await buildParser(normaliseArgs(args)).parseAsync();
     return EXIT.ok;
@@ -73,6 +75,8 @@ function buildParser(args: string[]) {
       })
       // Hidden: every host path under DIR, for tests and image building only (DESIGN.md).
       .option('root', { type: 'string', hidden: true })
+      // Hidden: the pasted line ran this through sudo, so hints say sudo (src/ui/operator-shell.ts).
+      .option('sudo', { type: 'boolean', hidden: true })
       .demandCommand(1, 'Name a command: install, uninstall, register, run, status or command')
       .strict()
       .exitProcess(false)

@@ -10,12 +10,23 @@ export async function selinuxEnforcing(host: Host): Promise<boolean> {
   return raw?.toString('utf8').trim() === '1';
 }
 
+/** The file system that holds `path` (a path on this machine, or its nearest existing
+ *  ancestor): its device, to tell two paths on one file system apart from two file systems,
+ *  and its free bytes. */
+export async function fileSystemOf(path: string): Promise<{ device: number; free: number }> {
+  let at = path;
+  let stats = await lstatIfExists(at);
+  while (stats === undefined && at !== dirname(at)) {
+    at = dirname(at);
+    stats = await lstatIfExists(at);
+  }
+  const fs = await statfs(at);
+  return { device: stats?.dev ?? -1, free: fs.bavail * fs.bsize };
+}
+
 /** Free bytes on the filesystem that holds `hostPath` (or its nearest existing ancestor). */
 export async function freeBytes(host: Host, hostPath: string): Promise<number> {
-  let path = host.path(hostPath);
-  while ((await lstatIfExists(path)) === undefined && path !== dirname(path)) path = dirname(path);
-  const stats = await statfs(path);
-  return stats.bavail * stats.bsize;
+  return (await fileSystemOf(host.path(hostPath))).free;
 }
 
 export function hostCapacity(): { cpus: number; memoryBytes: number } {

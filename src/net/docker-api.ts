@@ -15,6 +15,8 @@ export const dockerInfo = z.object({
   CpuCfsPeriod: z.boolean(),
   CgroupVersion: z.string().optional(), // "1" or "2": a string in Docker's JSON
   ServerVersion: z.string().optional(),
+  /** Where Docker keeps images (PRE-07 checks its free space). */
+  DockerRootDir: z.string().startsWith('/').optional(),
 });
 export type DockerInfo = z.infer<typeof dockerInfo>;
 

@@ -3,6 +3,7 @@
 // ring, nor reorder what the operator reads (Unicode bidi overrides), nor forge a second line
 // (LF). One rule, applied where text leaves the program (render-error, render-events, log,
 // listr, the commands' summaries), after the redactor (SEC-03) so a secret is masked first.
+import { forOperator } from './operator-shell.ts';
 import { redactor } from './redact.ts';
 
 // C0 (including TAB, LF, CR), DEL, C1, the bidi embeddings/overrides/isolates and marks
@@ -21,9 +22,10 @@ export function escapeControls(text: string): string {
   });
 }
 
-/** One line for the terminal: secrets masked, then control characters escaped. */
+/** One line for the terminal: secrets masked, then control characters escaped; commands
+ *  named as the operator types them (no sudo in a root shell). */
 export function printable(text: string): string {
-  return escapeControls(redactor.redact(text));
+  return escapeControls(forOperator(redactor.redact(text)));
 }
 
 // JSON.stringify already writes C0 as \uXXXX; what it leaves raw (DEL, C1, bidi, separators) is

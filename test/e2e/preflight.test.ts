@@ -93,6 +93,30 @@ test('PRE-07 too little free disk under /var/lib/oac-node is refused before down
   }
 });
 
+// The image's layers land where Docker keeps its data, often another file system than the
+// node's home (the guide: the image is about 1.5 GB unpacked). Here Docker's data-root is a
+// tmpfs that is all but full, while /var/lib/oac-node has room.
+test("PRE-07 too little free space in Docker's storage is refused before downloading, nothing changed", async () => {
+  await host.shOk(
+    [
+      'systemctl stop docker.socket docker.service',
+      'mount -t tmpfs -o size=64m tmpfs /var/lib/docker',
+      'systemctl start docker.service',
+      'docker info >/dev/null',
+      'fallocate -l $(( $(df --output=avail -B1 /var/lib/docker | tail -1) - 65536 )) /var/lib/docker/filler',
+    ].join(' && '),
+  );
+  try {
+    await refused(
+      /^oac-node: This host has 0 MiB free under \/var\/lib\/docker, where Docker keeps images; the Runtime image needs \d+ MiB$/m,
+    );
+  } finally {
+    await host.shOk(
+      'systemctl stop docker.socket docker.service && umount /var/lib/docker && systemctl start docker.service',
+    );
+  }
+});
+
 test('PRE-01 not root: the installer stops before reading the token, nothing changed', async () => {
   // The installer binary itself, called directly by an unprivileged user (the line would use
   // sudo): it must stop before it reads the token.

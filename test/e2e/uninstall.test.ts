@@ -49,7 +49,7 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
     assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
     assert.match(
       removed.stdout,
-      /^Kept: the Runtime image (\S+): remove it with sudo docker image rm \1$/m,
+      /^Kept: the Runtime image (\S+): remove it with docker image rm \1$/m,
     );
     assert.match(removed.stdout, /^ {2}removed +user oac-node$/m);
     const after = await host.snapshot();

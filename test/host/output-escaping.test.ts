@@ -67,7 +67,7 @@ for (const [what, image] of <Array<[string, string]>>[
     assert.doesNotMatch(r.stdout, /curl evil/);
     assert.match(
       r.stdout,
-      /^Kept: the Runtime image \(.*not an image reference\): find it with sudo docker image ls$/m,
+      /^Kept: the Runtime image \(.*not an image reference\): find it with docker image ls$/m,
     );
   });
 }
@@ -79,6 +79,6 @@ test('SEC-09: uninstall names a valid image reference (registry, tag and digest)
   assert.equal(r.status, 0, r.stderr);
   assert.match(
     r.stdout,
-    new RegExp(`remove it with sudo docker image rm ${image.replace(/[.]/g, '\\.')}$`, 'm'),
+    new RegExp(`remove it with docker image rm ${image.replace(/[.]/g, '\\.')}$`, 'm'),
   );
 });

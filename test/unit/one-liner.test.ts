@@ -154,7 +154,7 @@ describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', ()
 describe('BOOT-04 SEC-07 sudo unless root; env -i and an allowlist on its far side', () => {
   test('BOOT-04 sudo is added only when the shell is not root, and preserves no variable', () => {
     assert.ok(install.includes('r=$(id -u)'));
-    assert.ok(install.includes('[ "$r" = 0 ] || set -- sudo -- "$@"; { '));
+    assert.ok(install.includes('[ "$r" = 0 ] || set -- sudo -- "$@" --sudo; { '));
     for (const line of Object.values(ALL)) {
       assert.equal(occurrences(line, 'sudo --'), 1);
       // The allowed values travel on stdin: sudo is asked to keep none (no policy can refuse).

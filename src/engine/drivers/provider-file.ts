@@ -1,25 +1,36 @@
 // The provider file the node runs with, written by the node half. Once the node registered, the
 // file is what Core approved (NODE-05): a rerun that would write another one changes nothing
-// and says why (RERUN-02).
+// and says why (RERUN-02). A damaged file (edited, truncated, not JSON) is not another one: when
+// what this command writes is exactly what was approved, the rerun writes it back, as the
+// guide's advice for artifacts_unavailable ("rerun the node's command") promises (NODE-04).
 import { isRegistered, loadIdentity } from '../../agent/identity-store.ts';
 import { OacError } from '../../errors.ts';
 import { readIfExists, writeFileAtomic } from '../../host/files.ts';
 import { hint, message } from '../../messages.ts';
 import type { Driver } from '../driver.ts';
+import { parseProviderFile, providerFileDigest } from '../../agent/provider-file.ts';
+import { loadServing } from '../../agent/serving.ts';
 
 export interface ProviderFileActual {
   current: string | undefined;
   registered: boolean;
+  /** The digest approved for the generation the node serves (registered nodes only). */
+  approved?: string;
 }
 
 export const providerFileDriver: Driver<'provider-file', ProviderFileActual> = {
   async probe(r, { host }) {
     const current = (await readIfExists(host.path(r.path)))?.toString('utf8');
     const identity = await loadIdentity(host.path(r.stateDir));
-    return { current, registered: identity !== undefined && isRegistered(identity) };
+    if (identity === undefined || !isRegistered(identity)) return { current, registered: false };
+    const serving = await loadServing(host.path(r.stateDir), identity);
+    return { current, registered: true, approved: serving.provider_file_digest };
   },
   exists: (a) => a.current !== undefined,
-  diff(r, { current, registered }) {
+  diff(r, { current, registered, approved }) {
+    const repairs = registered && digestOf(r.content) === approved;
+    if (repairs && current !== r.content)
+      return { kind: 'replace', detail: `restore ${r.path} as approved`, why: 'damaged' };
     if (registered && current !== undefined && current !== r.content)
       throw new OacError(
         'provider_file_changed',
@@ -39,3 +50,12 @@ export const providerFileDriver: Driver<'provider-file', ProviderFileActual> = {
   },
   remove: (r) => Promise.resolve({ outcome: 'skipped', detail: `${r.path} (goes with the state)` }),
 };
+
+/** The approval digest of the text this command would write (NODE-05). */
+function digestOf(text: string): string | undefined {
+  try {
+    return providerFileDigest(parseProviderFile(text, 'the provider file'));
+  } catch {
+    return undefined;
+  }
+}
