@@ -8,7 +8,7 @@
 // a local https server, and a resolver that maps test names to loopback without any DNS query.
 import type { LookupFunction } from 'node:net';
 import { Agent, Dispatcher, ProxyAgent } from 'undici';
-import { STRICT_TLS, type StrictTls } from './tls.ts';
+import { hostTls, type StrictTls } from './tls.ts';
 import { redactor as processRedactor, type Redactor } from '../ui/redact.ts';
 import {
   describeRoute as routeLine,
@@ -128,7 +128,7 @@ export class RoutingDispatcher extends Dispatcher {
   private tls(): { ca?: DispatcherOptions['ca']; lookup?: LookupFunction } & StrictTls {
     const { ca, lookup } = this.options;
     return {
-      ...STRICT_TLS,
+      ...hostTls(),
       ...(ca === undefined ? {} : { ca }),
       ...(lookup === undefined ? {} : { lookup }),
     };

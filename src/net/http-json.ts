@@ -2,14 +2,14 @@
 // Transport failures become NetworkError so callers can tell "Core did not answer" (retryable)
 // from "Core answered" (a status to map).
 import { Agent, request, type Dispatcher } from 'undici';
-import { STRICT_TLS } from './tls.ts';
+import { hostTls } from './tls.ts';
 
 const MAX_RESPONSE_BYTES = 1024 * 1024; // Core's JSON answers are a few KiB
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
 let sharedAgent: Agent | undefined;
 export function defaultDispatcher(): Dispatcher {
-  sharedAgent ??= new Agent({ connectTimeout: DEFAULT_TIMEOUT_MS, connect: STRICT_TLS });
+  sharedAgent ??= new Agent({ connectTimeout: DEFAULT_TIMEOUT_MS, connect: hostTls() });
   return sharedAgent;
 }
 
