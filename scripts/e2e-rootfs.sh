@@ -26,7 +26,9 @@ SUITE=bookworm
 VARIANT=minbase
 # sha256sum (coreutils), flock (util-linux), gzip, sh (dash), sudo and curl: what the one-line
 # install command runs. passwd (useradd) and login come with minbase.
-INCLUDE=systemd,systemd-sysv,dbus,docker.io,iptables,curl,sudo,ca-certificates,gzip,util-linux,procps,iproute2
+# tinyproxy: the proxy an e2e test makes the host's only route to Core (issue #12, DL-04); its
+# own service stays off, the test starts it with its own configuration.
+INCLUDE=systemd,systemd-sysv,dbus,docker.io,iptables,curl,sudo,ca-certificates,gzip,util-linux,procps,iproute2,tinyproxy
 
 customize() {
   local root=$1
@@ -60,7 +62,7 @@ WantedBy=sysinit.target
 EOF
   systemctl --root="$root" enable oac-e2e-cgroup-rw.service containerd.service docker.service
   # No unattended apt runs (they would try the network) in a host that lives a few seconds.
-  systemctl --root="$root" mask apt-daily.timer apt-daily-upgrade.timer
+  systemctl --root="$root" mask apt-daily.timer apt-daily-upgrade.timer tinyproxy.service
 
   # A non-root user who may use sudo without a password: the sudo path of the one-liner.
   # Debian's base-passwd already has an `operator` group (GID 37), so the user's group is `users`.

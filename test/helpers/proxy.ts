@@ -171,8 +171,11 @@ export interface TestCertificate {
   cert: string; // self-signed for `name`; also the CA a client must trust
 }
 
-/** A throwaway self-signed certificate for `name` (openssl from Debian). */
-export async function makeTestCertificate(name: string): Promise<TestCertificate> {
+/** A throwaway self-signed certificate for `name` (and `more` names; openssl from Debian). */
+export async function makeTestCertificate(
+  name: string,
+  more: string[] = [],
+): Promise<TestCertificate> {
   const dir = await mkdtemp(join(tmpdir(), 'oac-cert-'));
   try {
     const key = join(dir, 'key.pem');
@@ -192,7 +195,7 @@ export async function makeTestCertificate(name: string): Promise<TestCertificate
         '-subj',
         `/CN=${name}`,
         '-addext',
-        `subjectAltName=DNS:${name}`,
+        `subjectAltName=${[name, ...more].map((n) => `DNS:${n}`).join(',')}`,
         '-keyout',
         key,
         '-out',

@@ -11,6 +11,8 @@ export interface CoreInHost {
   coreUrl: string;
   /** What this test process uses: http://<host address>:PORT. */
   outsideUrl: string;
+  /** The release server, as the host reaches it: http://127.0.0.1:PORT. */
+  releaseUrl: string;
   coreApi(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   stop(): Promise<void>;
 }
@@ -49,11 +51,12 @@ export async function startCoreInHost(host: E2eHost, args: string[]): Promise<Co
       }
     });
   });
-  const printed = JSON.parse(line) as { core_url: string; core_key: string };
+  const printed = JSON.parse(line) as { core_url: string; release_url: string; core_key: string };
   const outsideUrl = printed.core_url.replace('127.0.0.1', host.address);
   return {
     coreUrl: printed.core_url,
     outsideUrl,
+    releaseUrl: printed.release_url,
     async coreApi(method, path, body) {
       const r = await request(`${outsideUrl}${path}`, {
         method: method as 'GET',
