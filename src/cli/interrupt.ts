@@ -2,9 +2,11 @@
 // boundary rather than in the middle of one: the first signal aborts the run's signal (the
 // engine stops before its next resource, the node half's process group is told to stop and its
 // download keeps its part file), and the command ends with the guide's "run the command again".
-// A second Ctrl-C stops at once (Node's default), for an operator who will not wait; a repeated
+// A second Ctrl-C stops at once, for an operator who will not wait; a repeated
 // SIGTERM or SIGHUP changes nothing (a service manager or a closed terminal may send one to
 // each process of the run, and the first process of a restarted executable passes its own on).
+
+import { signalStatus } from '../errors.ts';
 
 const STOPPING = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const STOPPING_LINE = 'oac-node: stopping after the current step (Ctrl-C again stops at once)\n';
@@ -18,8 +20,13 @@ export interface Interruption {
 export function interruptOnSignals(): Interruption {
   const controller = new AbortController();
   const handler = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) return;
-    process.removeListener('SIGINT', handler);
+    // Ctrl-C again: stop now. Our listener stays registered meanwhile: signal-exit (under
+    // listr2's cursor handling) re-raises a signal it believes no one else handles, which
+    // would kill this process before the run could stop between two steps.
+    if (controller.signal.aborted) {
+      if (signal === 'SIGINT') process.exit(signalStatus(signal));
+      return;
+    }
     // A closed terminal fails every later write with EIO: the run still stops cleanly.
     if (signal === 'SIGHUP') ignoreOutputErrors();
     else process.stderr.write(STOPPING_LINE);

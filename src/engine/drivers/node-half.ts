@@ -114,7 +114,9 @@ async function runChild(
       const event = parseEvent(line);
       if (event === undefined) return;
       events.push(event);
-      emit(event);
+      // Named as the node half's own (`node:files`): root has steps of the same names (the
+      // state directory), and a child's outcome must not pass for root's on the screen.
+      emit({ ...event, step: `node:${event.step}` });
     },
   });
   if (ctx.signal?.aborted === true) throw interruptedError(ctx.signal);
