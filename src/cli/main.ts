@@ -51,6 +51,18 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   }
 }
 
+// Where each task is explained (the repository's docs/, shipped beside every release).
+const GUIDES = [
+  'Guides:',
+  ...[
+    ['add, rerun or remove a node', 'docs/operator-guide.md'],
+    ['the line from Web, step by step', 'docs/one-line-command.md'],
+    ['proxies, slow links, resuming', 'docs/downloads.md'],
+    ['every message and its hint', 'docs/messages.md'],
+    ['what is protected, and how', 'docs/security.md'],
+  ].map(([task, page]) => `  ${(task ?? '').padEnd(34)}${page ?? ''}`),
+].join('\n');
+
 function buildParser(args: string[]) {
   return (
     yargs(args)
@@ -84,6 +96,8 @@ function buildParser(args: string[]) {
         if (err !== undefined) throw err;
         throw new UsageError(`${msg ?? 'invalid arguments'} (see '${PROGRAM} --help')`);
       })
+      // Where each task is explained (the repository's docs/, shipped beside every release).
+      .epilog(GUIDES)
       .help()
       .wrap(100)
   );

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -54,6 +54,11 @@ test('issue #12 OPS help: no internal requirement IDs; install and uninstall sho
   assert.match(uninstall, /Examples:\n {2}sudo oac-node uninstall --installation-id ID/);
   assert.match(uninstall, /Core is gone for good/);
   assert.equal(uninstall.match(/sudo oac-node uninstall --installation-id ID/g)?.length, 2);
+  // The top-level help names the guide for each task, and each page exists.
+  const top = runBare(['--help']).stdout;
+  const pages = [...top.matchAll(/ (docs\/[a-z-]+\.md)$/gm)].map((m) => m[1] ?? '');
+  assert.deepEqual(pages.slice(0, 2), ['docs/operator-guide.md', 'docs/one-line-command.md']);
+  for (const page of pages) assert.ok(existsSync(join(repoRoot, page)), page);
 });
 
 test('issue #5 status for an installation with no record says so in one line and exits 1', () => {
