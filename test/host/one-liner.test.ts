@@ -722,6 +722,8 @@ describe('the sudo path (fake id and sudo; real sudo is the e2e tier)', () => {
         core.core_url,
         '--installation-id',
         ID,
+        // The installer's hints then say sudo, as this operator types commands.
+        '--sudo',
       ]);
       const out = fake(r.stdout);
       assert.equal(out.stdin, t, 'the token went through sudo on stdin');
@@ -760,7 +762,13 @@ describe('the sudo path (fake id and sudo; real sudo is the e2e tier)', () => {
     assert.equal(r.code, 0, r.stderr);
     const sudoArgv = (await readFile(join(home, 'sudo-argv'), 'utf8')).split('\n').slice(0, -1);
     assert.deepEqual(sudoArgv.slice(0, 4), ['--', 'env', '-i', `PATH=${SAFE_PATH}`]);
-    assert.deepEqual(sudoArgv.slice(9), ['uninstall', '--installation-id', ID, '--force']);
+    assert.deepEqual(sudoArgv.slice(9), [
+      'uninstall',
+      '--installation-id',
+      ID,
+      '--force',
+      '--sudo',
+    ]);
     assert.equal(fake(r.stdout).stdin, '<none>', 'the uninstaller reads an ended stdin');
   });
 });
