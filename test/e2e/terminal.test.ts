@@ -114,7 +114,8 @@ test('OPS-03 a closed terminal (SIGHUP) stops the run the same way; the next run
     slow.terminal.close(); // the window goes: every process of the terminal gets SIGHUP
     // The installer stops between two steps (up to the node half's 30 s grace).
     const deadline = Date.now() + 60_000;
-    while ((await slow.host.sh('pgrep -f node-bootstrap')).status === 0) {
+    // `[n]`: the pattern must not match the shell that runs pgrep itself.
+    while ((await slow.host.sh("pgrep -f '[n]ode-bootstrap/'")).status === 0) {
       assert.ok(Date.now() < deadline, 'the installer ended after its terminal closed');
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
