@@ -8,6 +8,7 @@ import type { Emit } from '../src/engine/events.ts';
 import { readNodeIdentity } from '../src/engine/node-state.ts';
 import { stopIfAborted } from '../src/engine/interrupted.ts';
 import { reconcile } from '../src/engine/reconcile.ts';
+import { KEYS } from '../src/engine/desired.ts';
 import { recordedResources } from '../src/engine/recorded.ts';
 import { removeAll } from '../src/engine/remove.ts';
 import type { RunReport } from '../src/engine/reconcile.ts';
@@ -66,11 +67,13 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
     };
     await preflight(ctx, await authFor(ctx));
     stopIfAborted(req.signal);
-    const report = await reconcileInstallation(ctx, req);
+    const report = await reconcileInstallation(ctx, req).finally(async () => {
+      // Also after a failure or an interruption later in the run: once Core accepted the node,
+      // the record must say so (a later loss of its state is then recognised).
+      if (!req.dryRun) await recordRegisteredNode(ctx);
+    });
     const provider = ctx.configuration?.provider;
     if (req.dryRun) return { report, provider };
-    const registered = await readNodeIdentity(host, names);
-    if (registered?.enrolled !== undefined) await journal.setRegisteredNode(registered.node_id);
     emit({
       type: 'step-start',
       step: 'ready',
@@ -82,6 +85,11 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
   });
 }
 
+async function recordRegisteredNode(ctx: InstallContext): Promise<void> {
+  const identity = await readNodeIdentity(ctx.host, ctx.layout).catch(() => undefined);
+  if (identity?.enrolled !== undefined) await ctx.journal.setRegisteredNode(identity.node_id);
+}
+
 /** A registered node reads its configuration with its own credential; a new one with the token.
  *  A node this host registered whose state is gone is not registered again over what Core
  *  still holds for it (the guide: a lost node state is a recovery incident). */
@@ -89,7 +97,15 @@ async function authFor(ctx: InstallContext): Promise<CoreAuth> {
   const identity = await readNodeIdentity(ctx.host, ctx.layout);
   if (identity?.enrolled !== undefined)
     return { kind: 'node', nodeId: identity.node_id, credential: identity.credential };
-  const lost = ctx.journal.registeredNode;
+  const lost = ctx.journal.get(KEYS.state) === undefined ? null : ctx.journal.registeredNode;
+  if (lost !== null && (await ctx.host.lstat(ctx.layout.identityFile)) !== undefined) {
+    // There, but not a file root may read as the node's (restored as root, a link): not lost.
+    const path = ctx.host.path(ctx.layout.identityFile);
+    const problem = 'it is not a regular file of oac-node with one link';
+    throw new OacError('node_file_damaged', message('node_file_damaged', { path, problem }), {
+      hint: hint('node_file_damaged'),
+    });
+  }
   if (lost !== null) {
     const values = { node_id: lost, dir: ctx.layout.stateDir, id: ctx.layout.id };
     throw new OacError('node_state_lost', message('node_state_lost', values), {

@@ -82,9 +82,15 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
     damaged = error instanceof Error ? error.message : String(error);
     return undefined;
   });
+  // A proxy setting that cannot be used is a problem to name too, not a crash.
   const core: CoreStatus =
     damaged === undefined
-      ? await askCore(identity, await proxyEnvForNode(host, names))
+      ? await proxyEnvForNode(host, names)
+          .then((proxyEnv) => askCore(identity, proxyEnv))
+          .catch((error: unknown) => ({
+            state: 'unknown' as const,
+            detail: error instanceof Error ? error.message : String(error),
+          }))
       : { state: 'unknown', detail: damaged };
   const problems = resources
     .filter((r) => r.state !== 'present')

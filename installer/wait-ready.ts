@@ -30,22 +30,28 @@ export async function waitUntilReady(
   });
   const started = Date.now();
   let said = NOT_CONNECTED;
+  // The public URL or WebSocket case: Core answers, and has never seen the node connect.
   let everConnected = false;
+  let answered = false;
   while (Date.now() - started < timeoutSeconds * 1000) {
     stopIfAborted(signal);
     try {
       const view = await client.identity(identity.node_id, identity.credential);
       if (view.connected && view.provider_ready) return { nodeId: identity.node_id };
+      answered = true;
       everConnected ||= view.connected;
       said = view.connected ? 'connected, but its provider is not ready' : NOT_CONNECTED;
     } catch (error) {
+      // Core could not be asked: what went wrong is the news, not the WebSocket.
+      answered = false;
       said = error instanceof Error ? error.message : String(error);
     }
     const elapsed = Math.round((Date.now() - started) / 1000);
     ctx.emit({ type: 'waiting', step: 'ready', elapsed, said });
     await sleep(POLL_MS, signal);
   }
-  throw notReady(ctx, identity, timeoutSeconds, everConnected ? said : undefined);
+  const neverConnected = answered && !everConnected;
+  throw notReady(ctx, identity, timeoutSeconds, neverConnected ? undefined : said);
 }
 
 /** Never connected: where to look (Core's URL, the WebSocket); otherwise what Core last said. */

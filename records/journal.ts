@@ -144,8 +144,9 @@ export class Journal {
     return this.data.registered_node;
   }
 
-  /** Records the node Core accepted (written at once: it outlives a crash after it). */
-  async setRegisteredNode(nodeId: string): Promise<void> {
+  /** Records the node Core accepted (written at once: it outlives a crash after it); null once
+   *  an uninstall has settled it with Core (confirmed, or --force). */
+  async setRegisteredNode(nodeId: string | null): Promise<void> {
     if (this.data.registered_node === nodeId) return;
     this.data.registered_node = nodeId;
     await this.save();

@@ -342,7 +342,7 @@ export const MESSAGES = {
   },
   prepare_failed: {
     message: 'Preparing the node as oac-node failed: {detail}',
-    hint: 'Run the command again; if this repeats, the lines above and the service log say more.',
+    hint: 'Run the command again; if this repeats, report it with the lines above.',
   },
   prepare_request_invalid: {
     message: 'oac-node _prepare got an invalid request on standard input: {detail}',
@@ -386,5 +386,5 @@ export function oacError(
   values: Record<string, string | number> = {},
   options: Omit<OacErrorOptions, 'hint'> = {},
 ): OacError {
-  return new OacError(code, message(code, values), { ...options, hint: hint(code) });
+  return new OacError(code, message(code, values), { ...options, hint: hint(code, values) });
 }

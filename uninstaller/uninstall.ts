@@ -62,10 +62,15 @@ export async function uninstall(
   return withInstallerLock(host, async () => {
     const journals = await listJournals(host);
     const mine = journals.find((j) => j.installation_id === req.installationId);
-    const asked = req.force
-      ? 'not asked'
-      : await askCore(host, names, mine?.registered_node ?? null);
+    // A registered node whose state went missing (its state still recorded) cannot be asked
+    // about: its credential went with it.
+    const lostNode =
+      mine?.resources[KEYS.state] !== undefined ? (mine.registered_node ?? null) : null;
+    const asked = req.force ? 'not asked' : await askCore(host, names, lostNode);
     const journal = await Journal.open(host, names.id, mine?.core_url ?? 'http://127.0.0.1');
+    // Settled with Core (or forced): a rerun of an unfinished uninstall, or an install after
+    // one, is no lost state.
+    if (mine !== undefined && !req.dryRun) await journal.setRegisteredNode(null);
     const kept: string[] = [];
     if (mine === undefined) {
       journal.inMemory();

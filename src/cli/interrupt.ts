@@ -7,9 +7,11 @@
 // each process of the run, and the first process of a restarted executable passes its own on).
 
 import { signalStatus } from '../errors.ts';
+import { killChildGroups } from '../host/child-lines.ts';
 
 const STOPPING = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-const STOPPING_LINE = 'oac-node: stopping after the current step (Ctrl-C again stops at once)\n';
+const STOPPING_LINE = 'oac-node: stopping after the current step\n';
+const CTRL_C_LINE = 'oac-node: stopping after the current step (Ctrl-C again stops at once)\n';
 
 export interface Interruption {
   signal: AbortSignal;
@@ -23,13 +25,16 @@ export function interruptOnSignals(): Interruption {
     // Ctrl-C again: stop now. Our listener stays registered meanwhile: signal-exit (under
     // listr2's cursor handling) re-raises a signal it believes no one else handles, which
     // would kill this process before the run could stop between two steps.
-    if (controller.signal.aborted) {
-      if (signal === 'SIGINT') process.exit(signalStatus(signal));
-      return;
-    }
     // A closed terminal fails every later write with EIO: the run still stops cleanly.
     if (signal === 'SIGHUP') ignoreOutputErrors();
-    else process.stderr.write(STOPPING_LINE);
+    if (controller.signal.aborted) {
+      if (signal !== 'SIGINT') return;
+      // The node half runs in its own session: it hears no terminal, so it goes first.
+      killChildGroups();
+      process.exit(signalStatus(signal));
+    }
+    if (signal === 'SIGINT') process.stderr.write(CTRL_C_LINE);
+    else if (signal === 'SIGTERM') process.stderr.write(STOPPING_LINE);
     controller.abort(signal);
   };
   const release = () => {

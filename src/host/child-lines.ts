@@ -6,6 +6,7 @@
 // after `graceMs`, with SIGKILL. No wall-clock limit (OPS-02): only the child's own rules end
 // its work.
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 
 export interface LineChildOptions {
   input: string;
@@ -27,17 +28,31 @@ const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const MAX_LINE_BYTES = 64 * 1024;
 const MAX_STDERR_BYTES = 64 * 1024;
 
+/** The process groups of children still running: a run that must end at once (a second
+ *  Ctrl-C) kills them first, since their own session never sees the terminal's signal. */
+const liveGroups = new Set<number>();
+
+/** SIGKILL to every child group still running; synchronous, for a process about to exit. */
+export function killChildGroups(): void {
+  for (const pgid of liveGroups) killGroup(pgid, 'SIGKILL');
+}
+
 export function runWithLines(
   command: string,
   args: string[],
   options: LineChildOptions,
 ): Promise<LineChildResult> {
+  // Interrupted already: the child (and the token it would read) never starts.
+  if (options.signal?.aborted === true)
+    return Promise.resolve({ exitCode: 130, stderr: 'interrupted before it started' });
   const child = spawn(command, args, {
     cwd: '/',
     env: { PATH, LANG: 'C', ...options.env },
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  const pgid = child.pid;
+  if (pgid !== undefined) liveGroups.add(pgid);
   const lines = lineSplitter(options.onLine);
   child.stdout.on('data', (chunk: Buffer) => lines.push(chunk));
   let stderr = '';
@@ -47,42 +62,41 @@ export function runWithLines(
   // The child may exit before reading its request: a closed pipe is its answer, not ours.
   child.stdin.on('error', () => undefined);
   child.stdin.end(options.input);
-  const stop = groupStopper(child.pid, options.graceMs ?? 30_000);
-  options.signal?.addEventListener('abort', stop.start, { once: true });
-  if (options.signal?.aborted === true) stop.start();
+  let escalation: NodeJS.Timeout | undefined;
+  const stop = () => {
+    if (pgid === undefined || escalation !== undefined) return;
+    killGroup(pgid, 'SIGTERM');
+    escalation = setTimeout(() => killGroup(pgid, 'SIGKILL'), options.graceMs ?? 30_000);
+    escalation.unref();
+  };
+  options.signal?.addEventListener('abort', stop, { once: true });
+  const settle = () => {
+    options.signal?.removeEventListener('abort', stop);
+    clearTimeout(escalation);
+    if (pgid !== undefined) liveGroups.delete(pgid);
+  };
   return new Promise((resolve, reject) => {
-    child.once('error', reject);
+    child.once('error', (error) => {
+      settle();
+      reject(error);
+    });
     child.once('close', (code, signal) => {
-      options.signal?.removeEventListener('abort', stop.start);
-      stop.cancel();
+      settle();
       lines.end();
-      resolve({ exitCode: code ?? (signal === null ? 1 : 128), stderr });
+      const bySignal = signal === null ? 1 : 128 + (constants.signals[signal] ?? 0);
+      resolve({ exitCode: code ?? bySignal, stderr });
     });
   });
 }
 
-/** SIGTERM to the group now, SIGKILL after the grace period; a second abort is not needed. */
-function groupStopper(pid: number | undefined, graceMs: number) {
-  let timer: NodeJS.Timeout | undefined;
-  const kill = (signal: NodeJS.Signals) => {
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // The group is gone already.
-    }
-  };
-  return {
-    start: () => {
-      kill('SIGTERM');
-      timer ??= setTimeout(() => kill('SIGKILL'), graceMs);
-    },
-    /** The stopped child may have left processes in its group: they go with it. */
-    cancel: () => {
-      if (timer !== undefined) kill('SIGKILL');
-      clearTimeout(timer);
-    },
-  };
+/** Signals a whole group; one that is gone already is no error. Never called after the
+ *  group's leader was reaped (its number could be another group's by then). */
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // The group is gone already.
+  }
 }
 
 /** Splits a byte stream into UTF-8 lines without holding more than one bounded line. */

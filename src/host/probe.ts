@@ -1,8 +1,7 @@
 // Read-only facts about the machine for preflight (PRE-*): nothing here changes anything.
-import { statfs } from 'node:fs/promises';
+import { stat, statfs } from 'node:fs/promises';
 import { availableParallelism, totalmem } from 'node:os';
 import { dirname } from 'node:path';
-import { lstatIfExists } from './files.ts';
 import type { Host } from './host.ts';
 
 export async function selinuxEnforcing(host: Host): Promise<boolean> {
@@ -15,18 +14,14 @@ export async function selinuxEnforcing(host: Host): Promise<boolean> {
  *  and its free bytes. */
 export async function fileSystemOf(path: string): Promise<{ device: number; free: number }> {
   let at = path;
-  let stats = await lstatIfExists(at);
+  // Followed, as statfs follows it: a data root moved to another disk by a link is that disk.
+  let stats = await stat(at).catch(() => undefined);
   while (stats === undefined && at !== dirname(at)) {
     at = dirname(at);
-    stats = await lstatIfExists(at);
+    stats = await stat(at).catch(() => undefined);
   }
   const fs = await statfs(at);
   return { device: stats?.dev ?? -1, free: fs.bavail * fs.bsize };
-}
-
-/** Free bytes on the filesystem that holds `hostPath` (or its nearest existing ancestor). */
-export async function freeBytes(host: Host, hostPath: string): Promise<number> {
-  return (await fileSystemOf(host.path(hostPath))).free;
 }
 
 export function hostCapacity(): { cpus: number; memoryBytes: number } {

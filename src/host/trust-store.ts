@@ -4,7 +4,7 @@
 // the host would see the line download the installer and the installer then refuse Core's
 // certificate. Fixed root-owned paths only: SSL_CERT_FILE and SSL_CERT_DIR are cleared before
 // any of our code runs (SEC-07).
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 
 /** Debian and Ubuntu; Fedora and RHEL; openSUSE; Alpine and Arch. */
 const BUNDLES = [
@@ -27,8 +27,10 @@ export function systemCaBundle(): string | undefined {
 function readFirstBundle(): string | undefined {
   for (const path of BUNDLES) {
     try {
+      const stats = statSync(path);
+      if (!stats.isFile() || stats.size > MAX_BUNDLE_BYTES) continue;
       const pem = readFileSync(path, 'utf8');
-      if (pem.length <= MAX_BUNDLE_BYTES && pem.includes('-----BEGIN CERTIFICATE-----')) return pem;
+      if (pem.includes('-----BEGIN CERTIFICATE-----')) return pem;
     } catch {
       // Not this distribution's path.
     }

@@ -8,7 +8,7 @@
 // a local https server, and a resolver that maps test names to loopback without any DNS query.
 import type { LookupFunction } from 'node:net';
 import { Agent, Dispatcher, ProxyAgent } from 'undici';
-import { hostTls, type StrictTls } from './tls.ts';
+import { STRICT_TLS, hostTls, type StrictTls } from './tls.ts';
 import { redactor as processRedactor, type Redactor } from '../ui/redact.ts';
 import {
   describeRoute as routeLine,
@@ -128,8 +128,8 @@ export class RoutingDispatcher extends Dispatcher {
   private tls(): { ca?: DispatcherOptions['ca']; lookup?: LookupFunction } & StrictTls {
     const { ca, lookup } = this.options;
     return {
-      ...hostTls(),
-      ...(ca === undefined ? {} : { ca }),
+      // A `ca` of the caller's (tests) replaces the host's context rather than joining it.
+      ...(ca === undefined ? hostTls() : { ...STRICT_TLS, ca }),
       ...(lookup === undefined ? {} : { lookup }),
     };
   }

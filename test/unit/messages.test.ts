@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { MESSAGES, message, type MessageCode } from '../../src/messages.ts';
+import { MESSAGES, message, oacError, type MessageCode } from '../../src/messages.ts';
 
 const doc = readFileSync(new URL('../../docs/messages.md', import.meta.url), 'utf8');
 // Table rows as trimmed cells, so the formatter's column padding does not matter.
@@ -46,4 +46,16 @@ test('issue #2 placeholders are filled, and a missing value stays visible', () =
     message('core_unexpected_response', { status: 502 }),
     'Core answered HTTP 502 to {route}',
   );
+});
+
+test('OPS-02 an error built from the table fills its hint as well as its message', () => {
+  for (const [code, entry] of Object.entries(MESSAGES) as Array<
+    [MessageCode, { message: string; hint?: string }]
+  >) {
+    const names = [...`${entry.message} ${entry.hint ?? ''}`.matchAll(/\{(\w+)\}/g)];
+    const values = Object.fromEntries(names.map((m) => [m[1] ?? '', 'x']));
+    const error = oacError(code, values);
+    assert.doesNotMatch(error.message, /\{\w+\}/, code);
+    assert.doesNotMatch(error.hint ?? '', /\{\w+\}/, code);
+  }
 });

@@ -26,8 +26,12 @@ export const prepareCommand: CommandModule = {
     // OPS-03: the installer stops this process group with SIGTERM when the operator interrupts;
     // the run stops at its next step boundary (a download keeps its part file).
     const stop = new AbortController();
+    // Repeats change nothing (a service manager and root may both signal): the run still ends
+    // at a step boundary, never in the middle of an unpack or an image load.
     for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
-      process.once(name, () => stop.abort(name));
+      process.on(name, () => {
+        if (!stop.signal.aborted) stop.abort(name);
+      });
     try {
       await prepare(request, print, { dryRun: request.dry_run, signal: stop.signal });
     } catch (error) {

@@ -19,7 +19,7 @@ import type { Driver, DriverContext } from '../driver.ts';
 import { NO_PRIVILEGES } from './as-node.ts';
 import { PROGRESS_PHASES, type EngineEvent } from '../events.ts';
 import { interruptedError } from '../interrupted.ts';
-import { hint, message } from '../../messages.ts';
+import { MESSAGES, hint, message, type MessageCode } from '../../messages.ts';
 import { ACTION_KINDS, OUTCOMES, changes, type Action } from '../step.ts';
 import * as z from 'zod';
 
@@ -113,7 +113,9 @@ async function runChild(
     onLine: (line) => {
       const event = parseEvent(line);
       if (event === undefined) return;
-      events.push(event);
+      // Kept: what root reads afterwards (the plan, a failure); progress only passes through,
+      // so a child that floods lines cannot grow root's memory.
+      if (event.type === 'step-plan' || event.type === 'step-failed') events.push(event);
       // Named as the node half's own (`node:files`): root has steps of the same names (the
       // state directory), and a child's outcome must not pass for root's on the screen.
       emit({ ...event, step: `node:${event.step}` });
@@ -123,7 +125,7 @@ async function runChild(
   const failed = events.find((e) => e.type === 'step-failed');
   // OPS-02: the child's code and hint reach the screen and --json as root's own would.
   if (failed?.type === 'step-failed')
-    throw new OacError(failed.code, failed.message, { hint: failed.hint });
+    throw new OacError(failed.code, failed.message, { hint: trustedHint(failed) });
   if (result.exitCode !== 0)
     throw new OacError(
       'prepare_failed',
@@ -166,6 +168,15 @@ const childEvent = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('note'), step, message: text }),
 ]);
+
+/** The hint of a known code is root's own (the child runs as oac-node, which on microsandbox
+ *  is not root's equal: its words must not become root's advice), unless the hint names values
+ *  only the child knows (placeholders); an unknown code gets none. */
+function trustedHint(failed: { code: string; hint?: string }): string | undefined {
+  if (!(failed.code in MESSAGES)) return undefined;
+  const own = hint(failed.code as MessageCode);
+  return own !== undefined && !own.includes('{') ? own : failed.hint;
+}
 
 function parseEvent(line: string): EngineEvent | undefined {
   if (line.trim() === '') return undefined;
