@@ -7,15 +7,14 @@
 // variable — asks Core through the proxy settings the install saved. The password appears in no
 // output, log, record or journal (only in the root-only env file the service reads).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { makeTestCertificate } from '../helpers/proxy.ts';
 import { bootHost, type E2eHost } from './harness/host.ts';
-import { repoRoot } from './harness/rootfs.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
+import { spawnInHostNet, startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
 import { fromLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
 
@@ -90,22 +89,11 @@ after(async () => {
 
 /** The TLS terminator in the host's network namespace (a process of this machine, by PID). */
 function startTerminator(...routes: string[]): Promise<ChildProcess> {
-  const child = spawn(
-    'nsenter',
-    [
-      `--net=/proc/${host.leaderPid}/ns/net`,
-      '--',
-      process.execPath,
-      '--import',
-      'tsx',
-      'test/e2e/helpers/tls-terminator.ts',
-      join(certDir, 'cert.pem'),
-      join(certDir, 'key.pem'),
-      ...routes,
-    ],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  process.once('exit', () => child.kill('SIGKILL'));
+  const child = spawnInHostNet(host, 'test/e2e/helpers/tls-terminator.ts', [
+    join(certDir, 'cert.pem'),
+    join(certDir, 'key.pem'),
+    ...routes,
+  ]);
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   return new Promise((resolve, reject) => {

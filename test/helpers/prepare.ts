@@ -1,10 +1,25 @@
 // Runs the real executable's `_prepare` the way the installer does (setpriv to UID 65532 with the
 // provider group, no_new_privs and no capabilities, a new session, the request on stdin) and collects its NDJSON events.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chownSync, mkdirSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { buildRelease } from '../../fixtures/release/build.ts';
+import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
 import { NO_PRIVILEGES } from '../../src/engine/drivers/as-node.ts';
+import { startCore, type TestCore } from './core.ts';
+import { requireExecutable } from './executable.ts';
+import { privateDockerd, type PrivateDockerd } from './private-dockerd.ts';
 
 export const NODE_UID = 65532;
 
@@ -88,4 +103,42 @@ export async function prepareRequest(
     docker_host: adapter.docker_host,
     proxy_env: {},
   };
+}
+
+export interface PrepareFixture {
+  scratch: string;
+  /** The built executable, copied where UID 65532 can run it. */
+  exe: string;
+  core: TestCore;
+  dockerd: PrivateDockerd;
+  dockerGid: number;
+  release: Awaited<ReturnType<typeof buildRelease>>;
+  stop(): Promise<void>;
+}
+
+/** What a `_prepare` test runs against: a scratch directory oac-node can enter, the executable
+ *  in it, a private real dockerd, a release of a fake dist and the reference Core serving it. */
+export async function startPrepareFixture(tag: string): Promise<PrepareFixture> {
+  const scratch = mkdtempSync(join(tmpdir(), `oac-${tag}-`));
+  chmodSync(scratch, 0o755);
+  const group = /^docker:[^:]*:(\d+):/m.exec(readFileSync('/etc/group', 'utf8'));
+  assert.ok(group, 'the docker group exists (Debian docker.io makes it)');
+  const exe = join(scratch, 'oac-node');
+  copyFileSync(requireExecutable(), exe);
+  chmodSync(exe, 0o755);
+  const dockerd = privateDockerd(join(scratch, 'docker'));
+  await dockerd.start();
+  const dist = await writeFakeDist(join(scratch, 'dist'), tag);
+  const release = await buildRelease({
+    ...dist,
+    outDir: join(scratch, 'release'),
+    version: '0.0.0',
+  });
+  const core = await startCore(['--release-dir', release.outDir]);
+  const stop = async () => {
+    await core.stop();
+    await dockerd.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  };
+  return { scratch, exe, core, dockerd, dockerGid: Number(group[1]), release, stop };
 }

@@ -3,25 +3,21 @@
 // session, the request on stdin), against the reference Core serving a real release and a
 // private real dockerd.
 import assert from 'node:assert/strict';
-import {
-  chmodSync,
-  copyFileSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildRelease } from '../../fixtures/release/build.ts';
-import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
-import { startCore, type TestCore } from '../helpers/core.ts';
-import { requireExecutable } from '../helpers/executable.ts';
+import { type TestCore } from '../helpers/core.ts';
 import { issueToken, listNodes } from '../helpers/node.ts';
-import { privateDockerd, type PrivateDockerd } from '../helpers/private-dockerd.ts';
-import { NODE_UID as UID, outcomes, prepareRequest, runPrepare } from '../helpers/prepare.ts';
+import { type PrivateDockerd } from '../helpers/private-dockerd.ts';
+import {
+  NODE_UID as UID,
+  outcomes,
+  prepareRequest,
+  runPrepare,
+  startPrepareFixture,
+  type PrepareFixture,
+} from '../helpers/prepare.ts';
 
 let scratch: string;
 let core: TestCore;
@@ -29,25 +25,12 @@ let dockerd: PrivateDockerd;
 let dockerGid: number;
 let release: Awaited<ReturnType<typeof buildRelease>>;
 
+let fixture: PrepareFixture;
 before(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'oac-prepare-'));
-  chmodSync(scratch, 0o755);
-  const group = /^docker:[^:]*:(\d+):/m.exec(readFileSync('/etc/group', 'utf8'));
-  assert.ok(group, 'the docker group exists (Debian docker.io makes it)');
-  dockerGid = Number(group[1]);
-  copyFileSync(requireExecutable(), join(scratch, 'oac-node'));
-  chmodSync(join(scratch, 'oac-node'), 0o755);
-  dockerd = privateDockerd(join(scratch, 'docker'));
-  await dockerd.start();
-  const dist = await writeFakeDist(join(scratch, 'dist'), 'prepare');
-  release = await buildRelease({ ...dist, outDir: join(scratch, 'release'), version: '0.0.0' });
-  core = await startCore(['--release-dir', release.outDir]);
+  fixture = await startPrepareFixture('prepare');
+  ({ scratch, core, dockerd, dockerGid, release } = fixture);
 });
-after(async () => {
-  await core.stop();
-  await dockerd.stop();
-  rmSync(scratch, { recursive: true, force: true });
-});
+after(() => fixture.stop());
 
 /** `_prepare` as UID 65532 with the docker group, a copy it can execute (see before()). */
 const prepare = (request: object) => runPrepare(join(scratch, 'oac-node'), dockerGid, request);

@@ -5,29 +5,21 @@
 // an interruption must stop its whole process group and keep the part file for the rerun.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
-import { buildRelease } from '../../fixtures/release/build.ts';
-import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
 import { NO_PRIVILEGES } from '../../src/engine/drivers/as-node.ts';
 import type { EngineEvent } from '../../src/engine/events.ts';
 import { Host } from '../../src/host/host.ts';
-import { startCore, type TestCore } from '../helpers/core.ts';
-import { requireExecutable } from '../helpers/executable.ts';
+import { type TestCore } from '../helpers/core.ts';
 import { issueToken } from '../helpers/node.ts';
-import { NODE_UID, prepareRequest } from '../helpers/prepare.ts';
-import { privateDockerd, type PrivateDockerd } from '../helpers/private-dockerd.ts';
+import {
+  NODE_UID,
+  prepareRequest,
+  startPrepareFixture,
+  type PrepareFixture,
+} from '../helpers/prepare.ts';
+import { type PrivateDockerd } from '../helpers/private-dockerd.ts';
 
 let scratch: string;
 let core: TestCore;
@@ -35,32 +27,15 @@ let dockerd: PrivateDockerd;
 let dockerGid: number;
 let image: { name: string; size: number; reference: string };
 
+let fixture: PrepareFixture;
 before(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'oac-live-'));
-  chmodSync(scratch, 0o755);
-  const group = /^docker:[^:]*:(\d+):/m.exec(readFileSync('/etc/group', 'utf8'));
-  assert.ok(group, 'the docker group exists (Debian docker.io makes it)');
-  dockerGid = Number(group[1]);
-  copyFileSync(requireExecutable(), join(scratch, 'oac-node'));
-  chmodSync(join(scratch, 'oac-node'), 0o755);
-  dockerd = privateDockerd(join(scratch, 'docker'));
-  await dockerd.start();
-  const dist = await writeFakeDist(join(scratch, 'dist'), 'live');
-  const release = await buildRelease({
-    ...dist,
-    outDir: join(scratch, 'release'),
-    version: '0.0.0',
-  });
-  const file = release.manifest.files.find((f) => f.kind === 'runtime-image');
+  fixture = await startPrepareFixture('live');
+  ({ scratch, core, dockerd, dockerGid } = fixture);
+  const file = fixture.release.manifest.files.find((f) => f.kind === 'runtime-image');
   assert.ok(file?.kind === 'runtime-image');
   image = { name: file.name, size: file.size, reference: file.image.reference };
-  core = await startCore(['--release-dir', release.outDir]);
 });
-after(async () => {
-  await core.stop();
-  await dockerd.stop();
-  rmSync(scratch, { recursive: true, force: true });
-});
+after(() => fixture.stop());
 beforeEach(async () => {
   // Each test downloads the image itself.
   dockerd.docker(['image', 'rm', '--force', image.reference]);

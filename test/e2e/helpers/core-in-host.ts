@@ -1,7 +1,7 @@
 // The reference Core for e2e tests, run on this machine but inside the throwaway host's network
 // namespace: the host reaches it at 127.0.0.1 (loopback, so plain http is allowed: SEC-01, as
 // for the demo), and the test reaches it at the host's veth address.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request } from 'undici';
 import type { E2eHost } from '../harness/host.ts';
 import { repoRoot } from '../harness/rootfs.ts';
@@ -17,7 +17,9 @@ export interface CoreInHost {
   stop(): Promise<void>;
 }
 
-export async function startCoreInHost(host: E2eHost, args: string[]): Promise<CoreInHost> {
+/** A TypeScript program of this repository, run on this machine inside the host's network
+ *  namespace only (its files are this machine's); killed with the test process. */
+export function spawnInHostNet(host: E2eHost, script: string, args: string[]): ChildProcess {
   const child = spawn(
     'nsenter',
     [
@@ -26,19 +28,26 @@ export async function startCoreInHost(host: E2eHost, args: string[]): Promise<Co
       process.execPath,
       '--import',
       'tsx',
-      'fixtures/core/main.ts',
-      '--host',
-      '0.0.0.0',
-      '--port',
-      '0',
+      script,
       ...args,
     ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  process.once('exit', () => child.kill('SIGKILL'));
+  return child;
+}
+
+export async function startCoreInHost(host: E2eHost, args: string[]): Promise<CoreInHost> {
+  const child = spawnInHostNet(host, 'fixtures/core/main.ts', [
+    '--host',
+    '0.0.0.0',
+    '--port',
+    '0',
+    ...args,
+  ]) as ChildProcessWithoutNullStreams;
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.once('exit', () => child.kill('SIGKILL'));
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`the Core did not start: ${stderr}`)), 20_000);
