@@ -1,17 +1,24 @@
 // The executable's entry point. No top-level await: the single executable is built from a
-// CommonJS bundle (recipes/single-executable.md, pitfall 3).
-import { restartWithoutWeakening, weakeningVariables } from '../host/clean-env.ts';
-import { runCli } from './main.ts';
+// CommonJS bundle (recipes/single-executable.md, pitfall 3). Modules load only when needed
+// (issue #13): `--version` loads no parser, and the restart below is the only user of
+// child_process here.
+import { weakeningVariables } from '../host/clean-env-names.ts';
+import { VERSION } from '../version.ts';
 
 async function main(): Promise<void> {
   if (weakeningVariables(process.env).length > 0) {
+    const { restartWithoutWeakening } = await import('../host/clean-env.ts');
     process.exitCode = await restartWithoutWeakening();
     return;
   }
-  const code = await runCli(process.argv.slice(2), {
-    stderr: (text) => process.stderr.write(text),
-  });
-  process.exitCode = code;
+  const args = process.argv.slice(2);
+  // What yargs prints for it, without loading yargs (tested against it in executable.test.ts).
+  if (args.length === 1 && args[0] === '--version') {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  const { runCli } = await import('./main.ts');
+  process.exitCode = await runCli(args, { stderr: (text) => process.stderr.write(text) });
 }
 
 void main();

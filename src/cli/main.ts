@@ -5,27 +5,30 @@ import { EXIT, ExitStatus, UsageError, isOacError } from '../errors.ts';
 import { decideOperatorShell } from '../ui/operator-shell.ts';
 import { renderError } from '../ui/render-error.ts';
 import { PROGRAM, VERSION } from '../version.ts';
-import { commandCommand } from './commands/command.ts';
-import { prepareCommand } from './commands/prepare.ts';
-import { installCommand } from './commands/install.ts';
-import { registerCommand } from './commands/register.ts';
-import { runCommand } from './commands/run.ts';
-import { statusCommand } from './commands/status.ts';
-import { uninstallCommand } from './commands/uninstall.ts';
+import type { CommandModule } from 'yargs';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export interface CliIo {
   stderr: (text: string) => void;
 }
 
-const COMMANDS = new Set([
-  'install',
-  'uninstall',
-  'register',
-  'run',
-  'status',
-  'command',
-  '_prepare',
-]);
+// Each command's code is loaded only when it is the one to run (issue #13: `--help` and
+// `--version` pay for no installer, no node program, no HTTP client). `--help` lists the
+// commands from this table; a command's own options come with its module.
+type Loader = () => Promise<object>;
+const COMMAND_TABLE: ReadonlyArray<{ name: string; load: Loader }> = [
+  { name: 'install', load: () => import('./commands/install.ts').then((m) => m.installCommand) },
+  {
+    name: 'uninstall',
+    load: () => import('./commands/uninstall.ts').then((m) => m.uninstallCommand),
+  },
+  { name: 'register', load: () => import('./commands/register.ts').then((m) => m.registerCommand) },
+  { name: 'run', load: () => import('./commands/run.ts').then((m) => m.runCommand) },
+  { name: 'status', load: () => import('./commands/status.ts').then((m) => m.statusCommand) },
+  { name: 'command', load: () => import('./commands/command.ts').then((m) => m.commandCommand) },
+  { name: '_prepare', load: () => import('./commands/prepare.ts').then((m) => m.prepareCommand) },
+];
+const COMMANDS = new Set(COMMAND_TABLE.map((c) => c.name));
 
 /**
  * The guide's recovery line runs the installer with `--uninstall` and no command
@@ -42,7 +45,10 @@ export function normaliseArgs(args: string[]): string[] {
 export async function runCli(args: string[], io: CliIo): Promise<number> {
   decideOperatorShell(args, process.env);
   try {
-    await buildParser(normaliseArgs(args)).parseAsync();
+    const normalised = normaliseArgs(args);
+    const wanted = COMMAND_TABLE.find((c) => c.name === normalised[0]);
+    const loaded = wanted === undefined ? undefined : await wanted.load();
+    await buildParser(normalised, loaded).parseAsync();
     return EXIT.ok;
   } catch (error) {
     if (error instanceof ExitStatus) return error.status;
@@ -63,9 +69,18 @@ const GUIDES = [
   ].map(([task, page]) => `  ${(task ?? '').padEnd(34)}${page ?? ''}`),
 ].join('\n');
 
-function buildParser(args: string[]) {
+function buildParser(args: string[], loaded: object | undefined) {
+  let parser = yargs(args);
+  for (const { name } of COMMAND_TABLE) {
+    // The requested command in full; the others as a name and a line, for --help.
+    const summary = (COMMAND_SUMMARIES as Record<string, string | false>)[name] ?? false;
+    parser =
+      loaded !== undefined && name === args[0]
+        ? parser.command({ ...(loaded as CommandModule), describe: summary })
+        : parser.command({ command: name, describe: summary, handler: () => undefined });
+  }
   return (
-    yargs(args)
+    parser
       .scriptName(PROGRAM)
       .usage(
         `${PROGRAM} ${VERSION}: turns a Linux host into a sandbox node of a Core\n\nUsage: $0 <command> [options]`,
@@ -73,13 +88,6 @@ function buildParser(args: string[]) {
       // An explicit version: otherwise yargs reads the package.json nearest the working
       // directory (recipes/single-executable.md, pitfall 7).
       .version(VERSION)
-      .command(installCommand)
-      .command(uninstallCommand)
-      .command(registerCommand)
-      .command(runCommand)
-      .command(statusCommand)
-      .command(commandCommand)
-      .command(prepareCommand)
       .option('color', {
         type: 'boolean',
         default: true,

@@ -10,13 +10,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { isSea } from 'node:sea';
-
-/** Read by Node, OpenSSL or libuv, or by the dynamic loader for what we start. */
-const WEAKENING = /^(NODE_.*|OPENSSL_.*|SSL_CERT_(FILE|DIR)|UV_.*|LD_.*)$/;
-
-export function weakeningVariables(env: NodeJS.ProcessEnv): string[] {
-  return Object.keys(env).filter((name) => WEAKENING.test(name));
-}
+import { weakeningVariables } from './clean-env-names.ts';
 
 /** Set in the restarted process's environment: a process that sees it and still finds a
  *  weakening variable refuses to run (and never restarts again: no loop). Setting it by hand

@@ -1,3 +1,4 @@
+import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Readable } from 'node:stream';
 import type { Argv, CommandModule } from 'yargs';
 import {
@@ -37,7 +38,7 @@ export const TOKEN_INPUT_MAX_BYTES = 4096;
 
 export const commandCommand: CommandModule<object, CommandArgs> = {
   command: 'command',
-  describe: 'Print the one-line install (or uninstall) command for this Core',
+  describe: COMMAND_SUMMARIES.command,
   builder: (yargs: Argv) =>
     yargs
       .option('core-url', {

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { INSTALL_PHASES, install } from '../../../installer/install.ts';
 import type { EngineEvent } from '../../engine/events.ts';
@@ -37,7 +38,7 @@ const TOKEN_VARIABLES = ['OAC_ENROLLMENT_TOKEN', 'OAC_TOKEN', 'ENROLLMENT_TOKEN'
 // the uninstall command, so those lines keep working.
 export const installCommand: CommandModule<object, InstallArgs> = {
   command: 'install',
-  describe: 'Turn this host into a node of a Core (the enrollment token is read from stdin)',
+  describe: COMMAND_SUMMARIES.install,
   builder: (yargs: Argv) =>
     yargs
       .option('core-url', { type: 'string', describe: "Core's public URL" })

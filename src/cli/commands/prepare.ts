@@ -1,6 +1,7 @@
 // Hidden: `oac-node _prepare`, started by the installer as oac-node in its own session
 // (HOST-08). Reads one JSON request on stdin (it carries the token: never argv, never env) and
 // prints engine events as NDJSON on stdout.
+import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { CommandModule } from 'yargs';
 import { prepare } from '../../agent/prepare.ts';
 import { prepareRequest, type PrepareRequest } from '../../agent/prepare-request.ts';
@@ -14,7 +15,7 @@ import { readStdin } from '../stdin.ts';
 
 export const prepareCommand: CommandModule = {
   command: '_prepare',
-  describe: false,
+  describe: COMMAND_SUMMARIES._prepare,
   handler: async () => {
     // The downloads happen here: keep their peak memory low (bench/download.ts, DL-02).
     limitDownloadMemory();

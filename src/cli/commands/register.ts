@@ -1,3 +1,4 @@
+import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { registerNode } from '../../agent/register.ts';
 import { printable } from '../../ui/printable.ts';
@@ -12,7 +13,7 @@ interface RegisterArgs {
 
 export const registerCommand: CommandModule<object, RegisterArgs> = {
   command: 'register',
-  describe: 'Register this host manually with an enrollment token file',
+  describe: COMMAND_SUMMARIES.register,
   builder: (yargs: Argv) =>
     yargs
       .option('config', {

@@ -1,3 +1,4 @@
+import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { runNode } from '../../agent/run.ts';
 import { ExitStatus } from '../../errors.ts';
@@ -11,7 +12,7 @@ interface RunArgs {
 
 export const runCommand: CommandModule<object, RunArgs> = {
   command: 'run',
-  describe: 'Run the node: connect to Core and report readiness (exit 78 = Core removed the node)',
+  describe: COMMAND_SUMMARIES.run,
   builder: (yargs: Argv) =>
     yargs
       .option('config', {

@@ -1,6 +1,7 @@
 // `oac-node status --installation-id ID [--json]`: the record against the host against Core
 // (installer/status.ts). Exit 0 when everything matches and Core reports the node connected and
 // ready; 1 with one line per problem otherwise. Root only: the record is root's (0600).
+import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { nodeStatus, type NodeStatus } from '../../../installer/status.ts';
 import { EXIT, ExitStatus, OacError } from '../../errors.ts';
@@ -17,7 +18,7 @@ interface StatusArgs {
 
 export const statusCommand: CommandModule<object, StatusArgs> = {
   command: 'status',
-  describe: "Compare this node's records with the host and with Core",
+  describe: COMMAND_SUMMARIES.status,
   builder: (yargs: Argv) =>
     yargs
       .option('installation-id', { type: 'string', describe: "The Core installation's ID" })

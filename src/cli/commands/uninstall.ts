@@ -1,3 +1,4 @@
+import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { uninstall } from '../../../uninstaller/uninstall.ts';
 import { ExitStatus, OacError, EXIT } from '../../errors.ts';
@@ -51,7 +52,7 @@ export async function runUninstall(argv: UninstallArgs): Promise<void> {
 
 export const uninstallCommand: CommandModule<object, UninstallArgs> = {
   command: 'uninstall',
-  describe: 'Remove the node from this host, after Core confirms it was removed',
+  describe: COMMAND_SUMMARIES.uninstall,
   builder: (yargs: Argv) =>
     yargs
       .option('installation-id', { type: 'string', describe: "The Core installation's ID" })

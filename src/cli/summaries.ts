@@ -1,0 +1,12 @@
+// What `--help` says of each command, in one table that loads nothing: the command list is
+// printed without loading any command's code (issue #13), and each command module takes its
+// `describe` from here, so the two never disagree.
+export const COMMAND_SUMMARIES = {
+  install: 'Turn this host into a node of a Core (the enrollment token is read from stdin)',
+  uninstall: 'Remove the node from this host, after Core confirms it was removed',
+  register: 'Register this host manually with an enrollment token file',
+  run: 'Run the node: connect to Core and report readiness (exit 78 = Core removed the node)',
+  status: "Compare this node's records with the host and with Core",
+  command: 'Print the one-line install (or uninstall) command for this Core',
+  _prepare: false,
+} as const satisfies Record<string, string | false>;
