@@ -46,9 +46,12 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   decideOperatorShell(args, process.env);
   try {
     const normalised = normaliseArgs(args);
-    const wanted = COMMAND_TABLE.find((c) => c.name === normalised[0]);
+    // The first word that names a command, as yargs would find it after global options
+    // (`--no-color install …`).
+    const named = normalised.find((a) => COMMANDS.has(a));
+    const wanted = COMMAND_TABLE.find((c) => c.name === named);
     const loaded = wanted === undefined ? undefined : await wanted.load();
-    await buildParser(normalised, loaded).parseAsync();
+    await buildParser(normalised, loaded, named).parseAsync();
     return EXIT.ok;
   } catch (error) {
     if (error instanceof ExitStatus) return error.status;
@@ -69,15 +72,23 @@ const GUIDES = [
   ].map(([task, page]) => `  ${(task ?? '').padEnd(34)}${page ?? ''}`),
 ].join('\n');
 
-function buildParser(args: string[], loaded: object | undefined) {
+function notLoaded(name: string): () => never {
+  return () => {
+    throw new Error(`the ${name} command ran without its code (please report it)`);
+  };
+}
+
+function buildParser(args: string[], loaded: object | undefined, named: string | undefined) {
   let parser = yargs(args);
   for (const { name } of COMMAND_TABLE) {
-    // The requested command in full; the others as a name and a line, for --help.
+    // The requested command in full; the others as a name and a line, for --help. A listed
+    // command never runs without its code: were yargs to pick one, it would say so, not
+    // succeed silently.
     const summary = (COMMAND_SUMMARIES as Record<string, string | false>)[name] ?? false;
     parser =
-      loaded !== undefined && name === args[0]
+      loaded !== undefined && name === named
         ? parser.command({ ...(loaded as CommandModule), describe: summary })
-        : parser.command({ command: name, describe: summary, handler: () => undefined });
+        : parser.command({ command: name, describe: summary, handler: notLoaded(name) });
   }
   return (
     parser

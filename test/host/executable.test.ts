@@ -68,6 +68,12 @@ test('issue #5 status for an installation with no record says so in one line and
   assert.equal(r.stdout, '');
 });
 
+test('issue #13 a global option before the command still runs that command (its code loads on demand)', () => {
+  const r = runBare(['--no-color', 'status', '--installation-id', 'x', '--root', scratch]);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /^oac-node: No node of installation x is recorded on this host$/m);
+});
+
 test('issue #2 bad arguments get one line naming what to fix and exit 2', () => {
   const r = runBare(['install', '--no-such-flag']);
   assert.equal(r.status, 2);
