@@ -7,17 +7,15 @@
 // The downloader runs in a child process bundled by esbuild the way `npm run build` bundles the
 // product (CommonJS, node20), so its peak RSS is the product's code and nothing of tsx.
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { startCore } from '../test/helpers/core.ts';
+import { NAME, RELEASE, writeNodeFileRelease } from './node-file-release.ts';
 
 const root = resolve(import.meta.dirname, '..');
-const RELEASE = '0.0.0-benchdownload';
-const NAME = `oac-node-${RELEASE}-linux-amd64.gz`;
 
 // The child: the product's downloadFile with the product's dispatcher, nothing else.
 const CHILD_SOURCE = `
@@ -64,16 +62,7 @@ async function main(): Promise<void> {
   try {
     process.stdout.write(`bench/download: ${values['size-mib']} MiB file, ${runs} runs each\n`);
     const releaseDir = join(work, 'release');
-    const sha256 = await writeRandomFile(join(releaseDir, NAME), size);
-    await writeFile(
-      join(releaseDir, 'manifest.json'),
-      JSON.stringify({
-        format: 1,
-        release: RELEASE,
-        created_at: '2026-01-01T00:00:00.000Z',
-        files: [{ name: NAME, size, sha256, kind: 'node-program', provider: 'any' }],
-      }),
-    );
+    const { sha256 } = await writeNodeFileRelease(releaseDir, size);
     core = await startCore(['--release-dir', releaseDir]);
     const url = `${core.console_url}/node-files/${RELEASE}/${NAME}`;
     const child = join(work, 'download-child.cjs');
@@ -126,24 +115,6 @@ async function main(): Promise<void> {
     await core?.stop();
     await rm(work, { recursive: true, force: true });
   }
-}
-
-/** Random bytes written in 16 MiB pieces and hashed on the way; returns the SHA-256. */
-async function writeRandomFile(path: string, size: number): Promise<string> {
-  await mkdir(dirname(path), { recursive: true });
-  const hash = createHash('sha256');
-  const handle = await open(path, 'w');
-  try {
-    for (let written = 0; written < size;) {
-      const piece = randomBytes(Math.min(16 * 1024 * 1024, size - written));
-      hash.update(piece);
-      await handle.write(piece);
-      written += piece.length;
-    }
-  } finally {
-    await handle.close();
-  }
-  return hash.digest('hex');
 }
 
 async function bundleChild(outfile: string): Promise<void> {
