@@ -1,8 +1,8 @@
-// `node --import tsx bench/download.ts [--size-mib 1024] [--runs 3]`: the installer's download +
-// verify of one large file against `curl -o f && sha256sum f`, in the same run, from the same
-// local server (the reference Core's console, on loopback). Prints the wall times, their ratio
-// (target ≤ 0.8) and the downloader's peak RSS (target ≤ 100 MB). It prints figures; it is not a
-// test (DESIGN.md "Tests, in tiers"). See bench/README.md.
+// `npm run bench:download [-- --size-mib 1024 --runs 3]`: the installer's download + verify of
+// one large file against `curl -o f && sha256sum f` and against the disk's own write rate
+// (`dd bs=1M conv=fsync` of the same file), in the same run, from the same local server (the
+// reference Core's console, on loopback), and the downloader's peak RSS. Part of `npm run
+// bench`; it prints figures, it is not a test (DESIGN.md "Tests, in tiers"). See bench/README.md.
 //
 // The downloader runs in a child process bundled by esbuild the way `npm run build` bundles the
 // product (CommonJS, node20), so its peak RSS is the product's code and nothing of tsx.
@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { startCore } from '../test/helpers/core.ts';
+import { isMain, median, tableOf, type Figure } from './figures.ts';
 import { NAME, RELEASE, writeNodeFileRelease } from './node-file-release.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -48,19 +49,11 @@ interface ChildResult {
   vmHwmKiB: number;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      'size-mib': { type: 'string', default: '1024' },
-      runs: { type: 'string', default: '3' },
-    },
-  });
-  const size = Number(values['size-mib']) * 1024 * 1024;
-  const runs = Number(values.runs);
+export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[]> {
+  const size = sizeMiB * 1024 * 1024;
   const work = await mkdtemp(join(tmpdir(), 'oac-bench-download-'));
   let core: Awaited<ReturnType<typeof startCore>> | undefined;
   try {
-    process.stdout.write(`bench/download: ${values['size-mib']} MiB file, ${runs} runs each\n`);
     const releaseDir = join(work, 'release');
     const { sha256 } = await writeNodeFileRelease(releaseDir, size);
     core = await startCore(['--release-dir', releaseDir]);
@@ -68,19 +61,23 @@ async function main(): Promise<void> {
     const child = join(work, 'download-child.cjs');
     await bundleChild(child);
 
-    // Three contenders per run: curl + sha256sum, the installer with limitDownloadMemory() (what
-    // the CLI calls at startup) and the installer with V8's defaults.
-    const contenders = ['curl', 'limited', 'default'] as const;
+    // Per run, in rotating order: the disk's write rate (dd of the same, page-cached file),
+    // curl + sha256sum, the installer as every downloading process runs it (with
+    // limitDownloadMemory(), which _prepare and the node's run call at startup) and the
+    // installer with V8's defaults.
+    const contenders = ['dd', 'curl', 'limited', 'default'] as const;
     type Who = (typeof contenders)[number];
-    const ms: Record<Who, number[]> = { curl: [], limited: [], default: [] };
-    const peakKiB: Record<Who, number> = { curl: 0, limited: 0, default: 0 };
+    const ms: Record<Who, number[]> = { dd: [], curl: [], limited: [], default: [] };
+    const peakKiB: Record<Who, number> = { dd: 0, curl: 0, limited: 0, default: 0 };
     for (let run = 1; run <= runs; run += 1) {
       const dest = join(work, `run-${run}`);
-      // Rotate who goes first, so no one always gets the warmer page cache.
       const order = contenders.map((_, i) => contenders[(i + run - 1) % contenders.length]!);
       for (const who of order) {
         const started = performance.now();
-        if (who === 'curl') {
+        if (who === 'dd') {
+          const source = join(releaseDir, NAME);
+          await exec('dd', [`if=${source}`, `of=${dest}`, 'bs=1M', 'conv=fsync', 'status=none']);
+        } else if (who === 'curl') {
           const script = 'curl -sS -o "$1" "$2" && sha256sum "$1"';
           const out = await exec('sh', ['-c', script, 'sh', dest, url]);
           if (!out.startsWith(sha256)) throw new Error(`curl + sha256sum printed ${out}`);
@@ -93,24 +90,27 @@ async function main(): Promise<void> {
         ms[who].push(performance.now() - started);
         await rm(dest, { force: true });
       }
-      const line = contenders.map((who) => `${who} ${seconds(ms[who].at(-1))}`).join('  ');
-      process.stdout.write(`  run ${run}: ${line}\n`);
     }
-    const ratio = (who: Who) => median(ms[who]) / median(ms.curl);
+    const s = (who: Who) => median(ms[who]) / 1000;
     const mb = (who: Who) => (peakKiB[who] * 1024) / 1e6;
-    const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
-    process.stdout.write(
-      [
-        `median curl -o f && sha256sum f:           ${seconds(median(ms.curl))}`,
-        ...(['limited', 'default'] as const).map(
-          (who) =>
-            `installer (${who.padEnd(7)}) download+verify: ${seconds(median(ms[who]))}  ` +
-            `ratio ${ratio(who).toFixed(2)} (target <= 0.8: ${verdict(ratio(who) <= 0.8)})  ` +
-            `peak RSS ${mb(who).toFixed(1)} MB (target <= 100 MB: ${verdict(mb(who) <= 100)})`,
-        ),
-        '',
-      ].join('\n'),
-    );
+    const label = `${sizeMiB} MiB`;
+    return [
+      {
+        name: `download + verify ${label} on loopback`,
+        value: s('limited'),
+        unit: 's',
+        compared: { name: '`dd bs=1M conv=fsync`', value: s('dd') },
+        target: { text: '≤ 1.3× dd', met: s('limited') / s('dd') <= 1.3 },
+        note: `curl -o f && sha256sum f: ${s('curl').toFixed(2)} s (${(s('limited') / s('curl')).toFixed(2)}×); with V8's defaults ${s('default').toFixed(2)} s`,
+      },
+      {
+        name: `peak RSS of that download (as every downloading process runs it)`,
+        value: mb('limited'),
+        unit: 'MB',
+        target: { text: '≤ 100 MB', met: mb('limited') <= 100 },
+        note: `with V8's defaults (no limitDownloadMemory()): ${mb('default').toFixed(1)} MB`,
+      },
+    ];
   } finally {
     await core?.stop();
     await rm(work, { recursive: true, force: true });
@@ -145,16 +145,13 @@ function exec(command: string, args: string[]): Promise<string> {
   });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+if (isMain(import.meta.url)) {
+  const { values } = parseArgs({
+    options: {
+      'size-mib': { type: 'string', default: '1024' },
+      runs: { type: 'string', default: '3' },
+    },
+  });
+  const figures = await measureDownload(Number(values['size-mib']), Number(values.runs));
+  process.stdout.write(`${tableOf(figures)}\n`);
 }
-
-function seconds(ms: number | undefined): string {
-  return `${((ms ?? 0) / 1000).toFixed(2)} s`;
-}
-
-await main();

@@ -1,4 +1,4 @@
-// `node --import tsx bench/resume.ts [--size-mib 1024]`: a download cut at half way by the
+// `npm run bench:resume [-- --size-mib 1024]`: a download cut at half way by the
 // reference Core's fault switch (it hangs up after half the bytes), then run again, as an
 // operator reruns the command (issue #13, DL-02). Prints what the part file kept and how many
 // bytes the rerun fetched again, from the Core's own request log (target ≤ 1 MiB). The product's
@@ -10,13 +10,13 @@ import { parseArgs } from 'node:util';
 import { createDispatcher } from '../src/net/dispatcher.ts';
 import { downloadFile } from '../src/net/download.ts';
 import { startCore } from '../test/helpers/core.ts';
+import { isMain, tableOf, type Figure } from './figures.ts';
 import { NAME, RELEASE, writeNodeFileRelease } from './node-file-release.ts';
 
 const MiB = 1024 * 1024;
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'size-mib': { type: 'string', default: '1024' } } });
-  const size = Number(values['size-mib']) * MiB;
+export async function measureResume(sizeMiB = 1024): Promise<Figure[]> {
+  const size = sizeMiB * MiB;
   const work = await mkdtemp(join(tmpdir(), 'oac-bench-resume-'));
   let core: Awaited<ReturnType<typeof startCore>> | undefined;
   const dispatcher = createDispatcher();
@@ -51,16 +51,15 @@ async function main(): Promise<void> {
     const log = (await api('GET', '/__fixture/requests')).body as Array<{ body_bytes: number }>;
     const fetched = log.reduce((sum, e) => sum + e.body_bytes, 0);
     const again = fetched - size;
-    process.stdout.write(
-      [
-        `bench/resume: ${values['size-mib']} MiB file, cut after ${(cut / MiB).toFixed(1)} MiB`,
-        `  first run:   ${first}`,
-        `  part kept:   ${(kept / MiB).toFixed(1)} MiB`,
-        `  rerun:       ${outcome} in ${(rerunMs / 1000).toFixed(2)} s`,
-        `  fetched again: ${again} bytes (target <= 1 MiB: ${again <= MiB ? 'met' : 'NOT met'})`,
-        '',
-      ].join('\n'),
-    );
+    return [
+      {
+        name: `resume of ${sizeMiB} MiB cut at half way: bytes fetched again`,
+        value: again,
+        unit: 'bytes',
+        target: { text: '≤ 1 MiB', met: again <= MiB },
+        note: `first run: ${first}; part kept ${(kept / MiB).toFixed(1)} MiB; rerun ${outcome} in ${(rerunMs / 1000).toFixed(2)} s`,
+      },
+    ];
   } finally {
     await dispatcher.close();
     await core?.stop();
@@ -68,4 +67,7 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+if (isMain(import.meta.url)) {
+  const { values } = parseArgs({ options: { 'size-mib': { type: 'string', default: '1024' } } });
+  process.stdout.write(`${tableOf(await measureResume(Number(values['size-mib'])))}\n`);
+}

@@ -13,7 +13,6 @@ import { recordedResources } from '../src/engine/recorded.ts';
 import { removeAll } from '../src/engine/remove.ts';
 import type { RunReport } from '../src/engine/reconcile.ts';
 import { OacError } from '../src/errors.ts';
-import { sha256File } from '../src/host/files.ts';
 import { Host } from '../src/host/host.ts';
 import { NODE_HOME, NODE_USER, layout } from '../src/layout.ts';
 import { hint, message } from '../src/messages.ts';
@@ -70,7 +69,9 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
     const report = await reconcileInstallation(ctx, req).finally(async () => {
       // Also after a failure or an interruption later in the run: once Core accepted the node,
       // the record must say so (a later loss of its state is then recognised).
-      if (!req.dryRun) await recordRegisteredNode(ctx);
+      if (req.dryRun) return;
+      await recordRegisteredNode(ctx);
+      await journal.saveDigests();
     });
     const provider = ctx.configuration?.provider;
     if (req.dryRun) return { report, provider };
@@ -131,7 +132,8 @@ async function reconcileInstallation(ctx: InstallContext, req: InstallRequest): 
     coreUrl: req.coreUrl,
     checkpointRoot: req.checkpointRoot,
     proxyEnv: req.proxyEnv,
-    program: { source: process.execPath, sha256: await sha256File(process.execPath) },
+    // The running installer: hashed only when its stamp changed since a run hashed it.
+    program: { source: process.execPath, sha256: await selfSha256(journal) },
   });
   if (!req.dryRun)
     await journal.setInputs({
@@ -150,4 +152,10 @@ async function reconcileInstallation(ctx: InstallContext, req: InstallRequest): 
     steps: [...removed.steps, ...reconciled.steps],
     changed: removed.changed || reconciled.changed,
   };
+}
+
+async function selfSha256(journal: Journal): Promise<string> {
+  const sha256 = await journal.digests.sha256(process.execPath);
+  if (sha256 === undefined) throw new Error(`cannot read this program (${process.execPath})`);
+  return sha256;
 }

@@ -9,6 +9,7 @@ import { OacError } from '../src/errors.ts';
 import { hint, message } from '../src/messages.ts';
 import { parseJsonWith } from '../src/json-file.ts';
 import { readdir } from '../src/host/dir.ts';
+import { DigestIndex, digestRecordSchema } from '../src/host/digest-index.ts';
 import { isCode } from '../src/host/files.ts';
 import type { Host } from '../src/host/host.ts';
 import { JOURNAL_DIR, journalIds, layout, type InstallationId } from '../src/layout.ts';
@@ -47,6 +48,9 @@ const journalSchema = z.object({
    *  finds no node state knows it was lost, not never made (the guide: a recovery incident). */
   registered_node: z.string().nullable().default(null),
   resources: z.record(z.string(), resource),
+  /** Root's files hashed by a run (the installer itself, the node program), with their stamps:
+   *  a cache (src/host/digest-index.ts), so a rerun need not read them again (issue #13). */
+  digests: digestRecordSchema.default({}),
 });
 export type JournalData = z.infer<typeof journalSchema>;
 
@@ -89,6 +93,9 @@ export async function listJournals(host: Host): Promise<JournalData[]> {
 }
 
 export class Journal {
+  /** Root's digest cache, kept in this journal; written with its next save. */
+  readonly digests: DigestIndex;
+
   private constructor(
     private readonly host: Host,
     private readonly id: InstallationId,
@@ -97,7 +104,16 @@ export class Journal {
     private dirty: boolean,
     /** False for a journal held only for this run (uninstall without a record). */
     private persist = true,
-  ) {}
+  ) {
+    this.digests = new DigestIndex(data.digests);
+  }
+
+  /** Writes the digest cache if this run changed it, and only into a journal that records
+   *  something (a cache alone is no installation). */
+  async saveDigests(): Promise<void> {
+    if (Object.keys(this.data.resources).length > 0 && (await this.digests.changed()))
+      await this.save();
+  }
 
   /** Keeps this journal in memory only: an uninstall without a record must not leave a
    *  placeholder record behind if it is killed (it would count as another installation). */
@@ -123,6 +139,7 @@ export class Journal {
       inputs: { provider: null, group: null, checkpoint_root: null },
       registered_node: null,
       resources: {},
+      digests: {},
     };
     return new Journal(host, id, data, false);
   }
@@ -200,6 +217,8 @@ export class Journal {
     if (!this.persist) return;
     crashPoint('before');
     this.data.updated_at = new Date().toISOString();
+    const digests = await this.digests.entries();
+    this.data.digests = digests;
     await this.host.ensureDirectory(JOURNAL_DIR, 0o700);
     await this.host.writeFile(
       layout(this.id).journal,
@@ -207,6 +226,7 @@ export class Journal {
       0o600,
     );
     this.dirty = false;
+    this.digests.saved(digests);
     crashPoint('after');
   }
 }

@@ -68,6 +68,8 @@ export const STATE_FILES = {
   files: 'files',
   /** Provider files of earlier generations, kept until Core no longer needs them. */
   generations: 'generations',
+  /** The node half's digest cache of its files (src/agent/digest-file.ts, issue #13). */
+  digests: 'digests.json',
 } as const;
 
 export interface Layout {

@@ -1,6 +1,7 @@
 // The node files of a release, fetched from the console (which may redirect to the release) and
 // checked against the manifest (DL-01), through one proxy-aware dispatcher (DL-04).
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { Emit, ProgressPhase } from '../engine/events.ts';
 import { interruptedError } from '../engine/interrupted.ts';
 import { oacError } from '../messages.ts';
@@ -9,6 +10,7 @@ import { removeFile } from '../host/files.ts';
 import { sharedDispatcher, type RoutingDispatcher } from '../net/dispatcher.ts';
 import { DockerApi } from '../net/docker-api.ts';
 import { downloadFile } from '../net/download.ts';
+import { noteReceived } from '../net/download-memory.ts';
 import { sendJson } from '../net/http-json.ts';
 import {
   releaseManifestSchema,
@@ -118,7 +120,7 @@ export async function installRuntimeImage(
   await downloadNodeFile(run, file, dest, step);
   const docker = new DockerApi(req.docker_host);
   try {
-    await docker.loadImage(readStream(dest));
+    await docker.loadImage(Readable.from(counted(readStream(dest))));
     const id = await docker.imageId(file.image.reference);
     if (id !== file.image.id && id !== file.image.manifest_digest) {
       const { reference, id: expected } = file.image;
@@ -129,4 +131,13 @@ export async function installRuntimeImage(
   }
   await removeFile(dest);
   return file.image.reference;
+}
+
+/** The archive on its way to Docker, counted as a download's bytes are: its read buffers are
+ *  freed as early (src/net/download-memory.ts), or a 1 GiB load would hold far more than one. */
+async function* counted(stream: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  for await (const chunk of stream) {
+    noteReceived(chunk.length);
+    yield chunk;
+  }
 }

@@ -11,6 +11,7 @@ import { Host } from '../host/host.ts';
 import { layout, parseInstallationId } from '../layout.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
 import { redactor } from '../ui/redact.ts';
+import { withDigestFile } from './digest-file.ts';
 import { fetchManifest } from './node-files.ts';
 import { nodeHalfDesired } from './node-desired.ts';
 import type { PrepareRequest } from './prepare-request.ts';
@@ -33,7 +34,9 @@ export async function prepare(
     signal,
     prepare: { req, manifest },
   };
-  return reconcile(nodeHalfDesired(req, manifest), ctx, { dryRun, emit, signal });
+  return withDigestFile(ctx, dryRun, (withDigests) =>
+    reconcile(nodeHalfDesired(req, manifest), withDigests, { dryRun, emit, signal }),
+  );
 }
 
 /** The manifest, its failure reported like a step's, so the installer shows its message. */

@@ -20,6 +20,7 @@ import type { NodeSocket } from '../net/node-socket.ts';
 import { proxyEnvFrom } from '../net/proxy-env.ts';
 import { backoffDelay } from '../net/retry.ts';
 import type { RegisteredIdentity } from './identity-store.ts';
+import { withDigestFile } from './digest-file.ts';
 import { fetchManifest } from './node-files.ts';
 import { generationResources } from './node-desired.ts';
 import type { PrepareRequest } from './prepare-request.ts';
@@ -150,7 +151,9 @@ export class Rollout {
         emit,
         prepare: { req, manifest },
       };
-      await reconcile(generationResources(req, manifest), ctx, { dryRun: false, emit });
+      await withDigestFile(ctx, false, (withDigests) =>
+        reconcile(generationResources(req, manifest), withDigests, { dryRun: false, emit }),
+      );
       const text = providerFileText({ req, manifest });
       const readiness = await checkReadiness(parseProviderFile(text, `generation ${target}`));
       if (readiness.code !== null) {

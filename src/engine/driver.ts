@@ -3,6 +3,7 @@
 // away. Install, rerun, dry-run, status and uninstall all go through these, so each resource
 // kind is probed in exactly one place.
 import type { Journal } from '../../records/journal.ts';
+import type { DigestIndex } from '../host/digest-index.ts';
 import type { Host } from '../host/host.ts';
 import type { Layout } from '../layout.ts';
 import type { Emit } from './events.ts';
@@ -24,6 +25,8 @@ export interface DriverContext {
   signal?: AbortSignal;
   /** The node half's own run: its request and the release manifest (downloads). */
   prepare?: { req: PrepareRequest; manifest: ReleaseManifest };
+  /** The node half's digest cache (root's is its journal's). */
+  digests?: DigestIndex;
 }
 
 export interface Driver<K extends Kind, A> {

@@ -3,7 +3,18 @@
 // final component (SEC-02, DESIGN.md "Records").
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, createReadStream, type Stats } from 'node:fs';
-import { access, chmod, lstat, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import {
+  access,
+  chmod,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  rename,
+  rm,
+  stat,
+  type FileHandle,
+} from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -88,9 +99,27 @@ export async function canOpenReadWrite(path: string): Promise<boolean> {
 }
 
 export async function sha256File(path: string): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    return await hashHandle(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** 1 MiB reads into one buffer: about 2.5x faster here than a 64 KiB read stream (#13). */
+const HASH_READ_BYTES = 1024 * 1024;
+
+/** SHA-256 of an open file from its start. */
+export async function hashHandle(handle: FileHandle): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  const buffer = Buffer.allocUnsafe(HASH_READ_BYTES);
+  for (let position = 0; ; ) {
+    const { bytesRead } = await handle.read(buffer, 0, HASH_READ_BYTES, position);
+    if (bytesRead === 0) return hash.digest('hex');
+    hash.update(bytesRead === HASH_READ_BYTES ? buffer : buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
 }
 
 export function isCode(error: unknown, code: string): boolean {
@@ -122,8 +151,11 @@ export function readStream(path: string): Readable {
 }
 
 /** Copies `from` to `to` atomically, with `mode`, whatever `to` was. */
-export async function copyFileAtomic(from: string, to: string, mode: number): Promise<void> {
-  await writeFileAtomic(to, await readFile(from), mode);
+/** Returns the SHA-256 of the bytes written (the source may have changed since it was hashed). */
+export async function copyFileAtomic(from: string, to: string, mode: number): Promise<string> {
+  const data = await readFile(from);
+  await writeFileAtomic(to, data, mode);
+  return createHash('sha256').update(data).digest('hex');
 }
 
 export async function removeFile(path: string): Promise<void> {

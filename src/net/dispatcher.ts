@@ -7,7 +7,7 @@
 // TLS verification is always on (SEC-01). `ca` and `lookup` exist for tests only: a test CA for
 // a local https server, and a resolver that maps test names to loopback without any DNS query.
 import type { LookupFunction } from 'node:net';
-import { Agent, Dispatcher, ProxyAgent } from 'undici';
+import { Agent, Dispatcher, ProxyAgent, buildConnector } from 'undici';
 import { STRICT_TLS, hostTls, type StrictTls } from './tls.ts';
 import { redactor as processRedactor, type Redactor } from '../ui/redact.ts';
 import {
@@ -53,10 +53,7 @@ export class RoutingDispatcher extends Dispatcher {
       redactor.add(`${username}:${password}`);
       redactor.add(basicToken(username, password));
     }
-    this.direct = new Agent({
-      connectTimeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-      connect: this.tls(),
-    });
+    this.direct = new Agent({ connect: this.directConnector() });
   }
 
   /** Which way a request to `url` goes. */
@@ -122,6 +119,20 @@ export class RoutingDispatcher extends Dispatcher {
       this.proxies.set(key, agent);
     }
     return agent;
+  }
+
+  /** Plain connections never build the TLS context: parsing the host's CA bundle costs about
+   *  50 ms, which a run that talks only plain http to loopback should not pay (issue #13). */
+  private directConnector(): buildConnector.connector {
+    const timeout = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const { lookup } = this.options;
+    const plain = buildConnector({ timeout, ...(lookup === undefined ? {} : { lookup }) });
+    let secure: buildConnector.connector | undefined;
+    return (opts, callback) => {
+      if (opts.protocol !== 'https:') return plain(opts, callback);
+      secure ??= buildConnector({ timeout, ...this.tls() });
+      return secure(opts, callback);
+    };
   }
 
   // SEC-01, SEC-07: verification on, said explicitly (src/net/tls.ts).

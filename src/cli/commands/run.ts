@@ -2,6 +2,7 @@ import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { runNode } from '../../agent/run.ts';
 import { ExitStatus } from '../../errors.ts';
+import { limitDownloadMemory } from '../../net/download-memory.ts';
 import { logLine } from '../../ui/log.ts';
 
 interface RunArgs {
@@ -28,6 +29,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
       // Hidden: tests shorten the ~10 s heartbeat so that a fix shows within a second.
       .option('heartbeat-seconds', { type: 'number', hidden: true }) as unknown as Argv<RunArgs>,
   handler: async (argv) => {
+    // A rollout downloads the next generation's files in this process: the same peak memory
+    // limit as the installer's _prepare (issue #13: <= 100 MB wherever a download runs).
+    limitDownloadMemory();
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once('SIGTERM', onSignal);

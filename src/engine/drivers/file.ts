@@ -1,8 +1,9 @@
 // Root's files: the node program (root-owned, so the node cannot replace what its service runs)
 // and the proxy env file (0600, HOST-06), both in root-only directories. Compared by SHA-256,
 // owner and mode; written atomically with their final mode (SEC-02).
-import { copyFileAtomic, sha256FileIfExists } from '../../host/files.ts';
+import { copyFileAtomic } from '../../host/files.ts';
 import type { Driver } from '../driver.ts';
+import { fileSha256, rememberSha256 } from './file-digest.ts';
 
 export interface FileActual {
   exists: boolean;
@@ -13,11 +14,11 @@ export interface FileActual {
 }
 
 export const fileDriver: Driver<'file', FileActual> = {
-  async probe(r, { host }) {
-    const found = await host.lstat(r.path);
+  async probe(r, ctx) {
+    const found = await ctx.host.lstat(r.path);
     if (found === undefined) return { exists: false };
     const regular = found.isFile();
-    const sha256 = regular ? await sha256FileIfExists(host.path(r.path)) : undefined;
+    const sha256 = regular ? await fileSha256(ctx, ctx.host.path(r.path)) : undefined;
     return { exists: true, regular, sha256, mode: found.mode & 0o7777, uid: found.uid };
   },
   exists: (a) => a.exists,
@@ -43,13 +44,16 @@ export const fileDriver: Driver<'file', FileActual> = {
       };
     return { kind: 'unchanged', detail: r.path };
   },
-  async apply(r, action, _actual, { host }) {
+  async apply(r, action, _actual, ctx) {
+    const { host } = ctx;
     if (action.kind === 'remove') {
       await host.unlinkFile(r.path);
       return { outcome: 'removed', detail: r.path };
     }
     // Atomic: a temp file renamed over whatever is there (a link is replaced, not followed).
-    if (r.copyFrom !== undefined) await copyFileAtomic(r.copyFrom, host.path(r.path), r.mode);
+    const path = host.path(r.path);
+    if (r.copyFrom !== undefined)
+      await rememberSha256(ctx, path, await copyFileAtomic(r.copyFrom, path, r.mode));
     else if (r.content !== undefined) await host.writeFile(r.path, r.content, r.mode);
     else throw new Error(`${r.path}: nothing to write`);
     const outcome =

@@ -3,14 +3,15 @@
 // the helper made executable only after its check. They go with the state directory.
 import { downloadNodeFile } from '../../agent/node-files.ts';
 import { oacError } from '../../messages.ts';
-import { isExecutableFile, setMode, sha256FileIfExists } from '../../host/files.ts';
+import { isExecutableFile, setMode } from '../../host/files.ts';
 import type { Driver } from '../driver.ts';
+import { fileSha256, rememberSha256 } from './file-digest.ts';
 import { prepareOf } from './prepare-of.ts';
 
 export const nodeFileDriver: Driver<'node-file', { verified: boolean }> = {
-  async probe(r, { host }) {
-    const path = host.path(r.path);
-    const good = (await sha256FileIfExists(path)) === r.sha256;
+  async probe(r, ctx) {
+    const path = ctx.host.path(r.path);
+    const good = (await fileSha256(ctx, path)) === r.sha256;
     return { verified: good && (!r.executable || (await isExecutableFile(path))) };
   },
   exists: (a) => a.verified,
@@ -26,6 +27,7 @@ export const nodeFileDriver: Driver<'node-file', { verified: boolean }> = {
     await downloadNodeFile(run, file, path, r.key);
     // Verified first, executable second: a helper never runs before its SHA-256 matched.
     await setMode(path, r.executable ? 0o700 : 0o600);
+    await rememberSha256(ctx, path, r.sha256);
     return { outcome: 'created', detail: `${r.file} downloaded and verified` };
   },
   remove: (r) => Promise.resolve({ outcome: 'skipped', detail: `${r.file} (goes with the state)` }),

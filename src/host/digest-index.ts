@@ -1,0 +1,157 @@
+// Issue #13: a file's SHA-256 is computed once and kept with the file's stamp (device, inode,
+// size, mtime and ctime in nanoseconds), as git's index keeps one per tracked file; while the
+// stamp is the same the digest is taken from the index, so a converged host never reads its
+// 1 GiB Runtime archive again. Any write to the file, a rename over it or a utimes() moves its
+// ctime, which no one but the kernel sets (only a clock change by root could bring it back), so
+// a changed file is always hashed again: drift is still found.
+//
+// "Racy" stamps, as git calls them: the kernel's ctime advances in clock ticks (a few ms), so a
+// write in the same tick as the stamp was taken could leave the stamp unchanged. A stamp is
+// therefore kept only once its ctime lies SETTLE_NS in the past; remember() (a file this run
+// has just written) waits for that, a hash of an unsettled file is simply not kept.
+import type { BigIntStats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import * as z from 'zod';
+import { hashHandle, isCode, lstatIfExists } from './files.ts';
+
+const decimal = z.string().regex(/^\d{1,40}$/);
+const entrySchema = z.object({
+  dev: decimal,
+  ino: decimal,
+  size: decimal,
+  mtime_ns: decimal,
+  ctime_ns: decimal,
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type DigestEntry = z.infer<typeof entrySchema>;
+/** Entries by path, as stored (the journal's `digests`, the node's digests file). */
+export const digestRecordSchema = z.record(z.string().startsWith('/'), entrySchema);
+export type DigestRecord = z.infer<typeof digestRecordSchema>;
+
+/** Longer than any clock tick of the kernel's coarse clock, which stamps ctime. */
+const SETTLE_NS = 20_000_000n;
+
+export class DigestIndex {
+  /** Entries looked up or made in this run. */
+  private readonly used: DigestRecord = {};
+  /** What the store holds now (what was read, then what was last written). */
+  private stored: DigestRecord;
+  /** Paths whose content was read and hashed in this run (tests and benches count them). */
+  readonly hashed: string[] = [];
+
+  constructor(
+    private readonly known: DigestRecord = {},
+    private readonly nowNs: () => bigint = () => BigInt(Date.now()) * 1_000_000n,
+  ) {
+    this.stored = known;
+  }
+
+  /** What to store: this run's entries and the earlier ones whose files are still there (a
+   *  removed file's entry falls out). The caller writes it, then calls saved(). */
+  async entries(): Promise<DigestRecord> {
+    const kept = { ...this.used };
+    for (const [path, entry] of Object.entries(this.known))
+      if (!(path in kept) && (await lstatIfExists(path)) !== undefined) kept[path] = entry;
+    return JSON.parse(sortedJson(kept)) as DigestRecord;
+  }
+
+  /** Whether entries() differs from what the store holds. */
+  async changed(): Promise<boolean> {
+    return sortedJson(await this.entries()) !== sortedJson(this.stored);
+  }
+
+  saved(entries: DigestRecord): void {
+    this.stored = entries;
+  }
+
+  /** The SHA-256 of the file at `path` (links followed, as a read does); undefined when there
+   *  is no file there. Hashed only when its stamp differs from the one recorded. */
+  async sha256(path: string): Promise<string | undefined> {
+    const handle = await openIfFile(path);
+    if (handle === undefined) return undefined;
+    try {
+      const before = stampOf(await handle.stat({ bigint: true }));
+      const known = this.known[path];
+      if (known !== undefined && sameStamp(known, before)) {
+        this.keep(path, known);
+        return known.sha256;
+      }
+      const sha256 = await hashHandle(handle);
+      this.hashed.push(path);
+      const after = stampOf(await handle.stat({ bigint: true }));
+      // Changed while it was read, or too fresh to trust its stamp: not kept.
+      if (sameStamp(before, after) && this.settled(after)) this.keep(path, { ...after, sha256 });
+      return sha256;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** A file this run has just written and verified as `sha256`: its stamp is taken once it
+   *  has settled (at most SETTLE_NS of waiting), so the next run need not read it again. */
+  async remember(path: string, sha256: string): Promise<void> {
+    const handle = await openIfFile(path);
+    if (handle === undefined) return;
+    try {
+      let stamp = stampOf(await handle.stat({ bigint: true }));
+      const wait = BigInt(stamp.ctime_ns) + SETTLE_NS - this.nowNs();
+      if (wait > 0n && wait <= SETTLE_NS) {
+        await new Promise((resolve) => setTimeout(resolve, Number(wait / 1_000_000n) + 1));
+        stamp = stampOf(await handle.stat({ bigint: true }));
+      }
+      if (this.settled(stamp)) this.keep(path, { ...stamp, sha256 });
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private settled(stamp: Stamp): boolean {
+    return this.nowNs() - BigInt(stamp.ctime_ns) >= SETTLE_NS;
+  }
+
+  private keep(path: string, entry: DigestEntry): void {
+    this.used[path] = entry;
+  }
+}
+
+function sortedJson(record: DigestRecord): string {
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : 1))),
+  );
+}
+
+type Stamp = Omit<DigestEntry, 'sha256'>;
+
+function stampOf(s: BigIntStats): Stamp {
+  return {
+    dev: String(s.dev),
+    ino: String(s.ino),
+    size: String(s.size),
+    mtime_ns: String(s.mtimeNs),
+    ctime_ns: String(s.ctimeNs),
+  };
+}
+
+function sameStamp(a: Stamp, b: Stamp): boolean {
+  return (
+    a.dev === b.dev &&
+    a.ino === b.ino &&
+    a.size === b.size &&
+    a.mtime_ns === b.mtime_ns &&
+    a.ctime_ns === b.ctime_ns
+  );
+}
+
+/** An open regular file, or undefined where there is none (missing, a directory). */
+async function openIfFile(path: string): Promise<FileHandle | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if (isCode(error, 'ENOENT') || isCode(error, 'EISDIR')) return undefined;
+    throw error;
+  }
+  if ((await handle.stat()).isFile()) return handle;
+  await handle.close();
+  return undefined;
+}
