@@ -114,7 +114,7 @@ const HASH_READ_BYTES = 1024 * 1024;
 export async function hashHandle(handle: FileHandle): Promise<string> {
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(HASH_READ_BYTES);
-  for (let position = 0; ; ) {
+  for (let position = 0; ;) {
     const { bytesRead } = await handle.read(buffer, 0, HASH_READ_BYTES, position);
     if (bytesRead === 0) return hash.digest('hex');
     hash.update(bytesRead === HASH_READ_BYTES ? buffer : buffer.subarray(0, bytesRead));
