@@ -85,7 +85,9 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
           const out = await exec(process.execPath, [child, url, dest, String(size), sha256, who]);
           const result = JSON.parse(out) as ChildResult;
           if (result.outcome !== 'downloaded') throw new Error(`downloader said ${out}`);
-          peakKiB[who] = Math.max(peakKiB[who], result.maxRssKiB, result.vmHwmKiB);
+          // VmHWM, not getrusage's maxRSS: after fork + exec that counts the parent's pages
+          // (this bench's, which hold a 1 GiB release after bench/host.ts), not the child's.
+          peakKiB[who] = Math.max(peakKiB[who], result.vmHwmKiB);
         }
         ms[who].push(performance.now() - started);
         await rm(dest, { force: true });

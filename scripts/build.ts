@@ -40,6 +40,8 @@ async function bundleCli(outfile: string): Promise<void> {
     minify: true,
     legalComments: 'none',
     inject: [join(root, 'scripts/import-meta-url.ts')],
+    // undici without what the executable never uses (scripts/undici-slim.cjs, issue #13).
+    alias: { undici: join(root, 'scripts/undici-slim.cjs') },
     define: { 'import.meta.url': 'importMetaUrl' },
     // useCodeCache crashes on a real dynamic import() (pitfall 2).
     supported: { 'dynamic-import': false },

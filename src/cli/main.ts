@@ -1,6 +1,5 @@
 // The command line: yargs with the commands of DESIGN.md. Parsing errors become one line and
 // exit 2; OacErrors their own line and exit status; anything else is a bug with a stack.
-import yargs from 'yargs';
 import { EXIT, ExitStatus, UsageError, isOacError } from '../errors.ts';
 import { decideOperatorShell } from '../ui/operator-shell.ts';
 import { renderError } from '../ui/render-error.ts';
@@ -51,7 +50,13 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     const named = normalised.find((a) => COMMANDS.has(a));
     const wanted = COMMAND_TABLE.find((c) => c.name === named);
     const loaded = wanted === undefined ? undefined : await wanted.load();
-    await buildParser(normalised, loaded, named).parseAsync();
+    // The installer's own child takes no option (its request comes on stdin): it starts on
+    // every install and rerun, so it does without the parser (issue #13).
+    if (named === '_prepare' && normalised.length === 1) {
+      await (loaded as CommandModule).handler({ _: ['_prepare'], $0: PROGRAM });
+      return EXIT.ok;
+    }
+    await (await buildParser(normalised, loaded, named)).parseAsync();
     return EXIT.ok;
   } catch (error) {
     if (error instanceof ExitStatus) return error.status;
@@ -78,7 +83,8 @@ function notLoaded(name: string): () => never {
   };
 }
 
-function buildParser(args: string[], loaded: object | undefined, named: string | undefined) {
+async function buildParser(args: string[], loaded: object | undefined, named: string | undefined) {
+  const { default: yargs } = await import('yargs');
   let parser = yargs(args);
   for (const { name } of COMMAND_TABLE) {
     // The requested command in full; the others as a name and a line, for --help. A listed

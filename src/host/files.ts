@@ -42,14 +42,25 @@ export async function writeFileAtomic(
   data: string | Buffer,
   mode: number,
 ): Promise<void> {
+  await writeAtomicWith(path, mode, (handle) => handle.writeFile(data));
+}
+
+/** A temp file beside `path` (exclusive, never through a link, with `mode`), filled by `fill`,
+ *  synced, then renamed over `path` and the rename synced. */
+async function writeAtomicWith<T>(
+  path: string,
+  mode: number,
+  fill: (handle: FileHandle) => Promise<T>,
+): Promise<T> {
   const temp = join(
     dirname(path),
     `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
   );
   const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
   const handle = await open(temp, flags, mode);
+  let result: T;
   try {
-    await handle.writeFile(data);
+    result = await fill(handle);
     await handle.chmod(mode); // the umask must not weaken or widen the mode we chose
     await handle.sync();
   } catch (error) {
@@ -60,6 +71,7 @@ export async function writeFileAtomic(
   await handle.close();
   await rename(temp, path);
   await syncDirectory(dirname(path));
+  return result;
 }
 
 /** fsync of a directory: makes a rename in it durable. */
@@ -151,11 +163,26 @@ export function readStream(path: string): Readable {
 }
 
 /** Copies `from` to `to` atomically, with `mode`, whatever `to` was. */
-/** Returns the SHA-256 of the bytes written (the source may have changed since it was hashed). */
+/** Copies in 1 MiB pieces (an 84 MiB program is never held whole in memory, issue #13) and
+ *  returns the SHA-256 of the bytes written (the source may have changed since it was hashed). */
 export async function copyFileAtomic(from: string, to: string, mode: number): Promise<string> {
-  const data = await readFile(from);
-  await writeFileAtomic(to, data, mode);
-  return createHash('sha256').update(data).digest('hex');
+  const source = await open(from, 'r');
+  try {
+    return await writeAtomicWith(to, mode, async (target) => {
+      const hash = createHash('sha256');
+      const buffer = Buffer.allocUnsafe(HASH_READ_BYTES);
+      for (;;) {
+        const { bytesRead } = await source.read(buffer, 0, HASH_READ_BYTES, null);
+        if (bytesRead === 0) return hash.digest('hex');
+        const piece = buffer.subarray(0, bytesRead);
+        hash.update(piece);
+        for (let done = 0; done < piece.length;)
+          done += (await target.write(piece, done, piece.length - done)).bytesWritten;
+      }
+    });
+  } finally {
+    await source.close();
+  }
 }
 
 export async function removeFile(path: string): Promise<void> {
