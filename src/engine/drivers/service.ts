@@ -3,13 +3,7 @@
 // unit, env file, program and group), and the diff restarts it when that digest differs from
 // the desired one or when a resource it reads changes in this run (a group re-added too: a new
 // membership applies only to a new process). So a dry run shows the restart a real run does.
-import {
-  canStartUnits,
-  isActive,
-  isEnabled,
-  mustSystemctl,
-  systemctl,
-} from '../../host/systemd.ts';
+import { canStartUnits, unitState, mustSystemctl, systemctl } from '../../host/systemd.ts';
 import type { Driver } from '../driver.ts';
 import type { ServiceResource } from '../resources.ts';
 import { changes, type Action } from '../step.ts';
@@ -30,8 +24,7 @@ export const serviceDriver: Driver<'service', ServiceActual> = {
   async probe(r, { host, journal }) {
     const recorded = journal?.get(r.key)?.props.inputs;
     return {
-      enabled: await isEnabled(host, r.unit),
-      active: await isActive(host, r.unit),
+      ...(await unitState(host, r.unit)),
       canStart: await canStartUnits(host),
       startedWith: typeof recorded === 'string' ? recorded : undefined,
     };
