@@ -12,7 +12,7 @@ import { nameOf, type Resource } from '../src/engine/resources.ts';
 import { changes } from '../src/engine/step.ts';
 import { Journal } from '../records/journal.ts';
 import type { Host } from '../src/host/host.ts';
-import { layout, type InstallationId } from '../src/layout.ts';
+import { layout, type InstallationId, type Layout } from '../src/layout.ts';
 import { isRegistered, type StoredIdentity } from '../src/agent/identity-store.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { CoreError } from '../src/net/core-errors.ts';
@@ -62,10 +62,10 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   const names = layout(id);
   const journal = Journal.of(host, id, recorded);
   const ctx: DriverContext = { host, layout: names, journal, emit: () => undefined };
-  const resources: ResourceStatus[] = [];
   let service = { unit: names.unitName, enabled: false, active: false };
-  for (const r of recordedResources(names, recorded)) {
-    if (r.kind === 'node') continue;
+  // Read-only probes, so all at once, and Core asked meanwhile (issue #13: status waited for
+  // each systemctl, Docker and Core answer in turn).
+  const probeOne = async (r: Resource): Promise<ResourceStatus> => {
     const ownership = recorded.resources[r.key]?.ownership ?? 'owned';
     const driver = driverOf(r.kind);
     const actual = await driver.probe(r, ctx);
@@ -74,24 +74,13 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
       service = { unit: r.unit, enabled: a.enabled, active: a.active };
     }
     const found = await judge(r, ownership, () => driver.diff(r, actual, new Map()));
-    resources.push({ key: r.key, kind: r.kind, name: nameOf(r), ownership, ...found });
-  }
-  // A damaged identity is a problem to name (status lists problems; it does not stop at one).
-  let damaged: string | undefined;
-  const identity = await readNodeIdentity(host, names).catch((error: unknown) => {
-    damaged = error instanceof Error ? error.message : String(error);
-    return undefined;
-  });
-  // A proxy setting that cannot be used is a problem to name too, not a crash.
-  const core: CoreStatus =
-    damaged === undefined
-      ? await proxyEnvForNode(host, names)
-          .then((proxyEnv) => askCore(identity, proxyEnv))
-          .catch((error: unknown) => ({
-            state: 'unknown' as const,
-            detail: error instanceof Error ? error.message : String(error),
-          }))
-      : { state: 'unknown', detail: damaged };
+    return { key: r.key, kind: r.kind, name: nameOf(r), ownership, ...found };
+  };
+  const probed = recordedResources(names, recorded).filter((r) => r.kind !== 'node');
+  const [resources, core] = await Promise.all([
+    Promise.all(probed.map(probeOne)),
+    coreStatusOf(host, names),
+  ]);
   const problems = resources
     .filter((r) => r.state !== 'present')
     .map((r) => `${r.kind} ${r.name}: ${r.detail ?? r.state}`);
@@ -105,6 +94,23 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
     core,
     problems,
   };
+}
+
+/** What Core says of the node, or why it cannot be asked (status lists problems; it does not
+ *  stop at one: a damaged identity or an unusable proxy setting is named, not a crash). */
+async function coreStatusOf(host: Host, names: Layout): Promise<CoreStatus> {
+  let damaged: string | undefined;
+  const identity = await readNodeIdentity(host, names).catch((error: unknown) => {
+    damaged = error instanceof Error ? error.message : String(error);
+    return undefined;
+  });
+  if (damaged !== undefined) return { state: 'unknown', detail: damaged };
+  return proxyEnvForNode(host, names)
+    .then((proxyEnv) => askCore(identity, proxyEnv))
+    .catch((error: unknown) => ({
+      state: 'unknown' as const,
+      detail: error instanceof Error ? error.message : String(error),
+    }));
 }
 
 type Found = Pick<ResourceStatus, 'state' | 'detail'>;

@@ -29,6 +29,23 @@ async function main(): Promise<void> {
   process.stdout.write(`built ${exe} and ${gz}\n`);
 }
 
+/** `oac-node --help` as yargs prints it from the sources, under env -i: the executable prints
+ *  this text without loading yargs (src/cli/entry.ts; test/host/executable.test.ts compares). */
+function topLevelHelp(): string {
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'src/cli/entry.ts'), '--help'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    },
+  );
+  if (r.status !== 0 || !r.stdout.includes('Usage:'))
+    throw new Error(`rendering --help failed: ${r.stderr.trim()}`);
+  return r.stdout;
+}
+
 async function bundleCli(outfile: string): Promise<void> {
   await build({
     entryPoints: [join(root, 'src/cli/entry.ts')],
@@ -42,7 +59,7 @@ async function bundleCli(outfile: string): Promise<void> {
     inject: [join(root, 'scripts/import-meta-url.ts')],
     // undici without what the executable never uses (scripts/undici-slim.cjs, issue #13).
     alias: { undici: join(root, 'scripts/undici-slim.cjs') },
-    define: { 'import.meta.url': 'importMetaUrl' },
+    define: { 'import.meta.url': 'importMetaUrl', OAC_BUILT_HELP: JSON.stringify(topLevelHelp()) },
     // useCodeCache crashes on a real dynamic import() (pitfall 2).
     supported: { 'dynamic-import': false },
     logLevel: 'warning',

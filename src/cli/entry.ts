@@ -5,6 +5,11 @@
 import { weakeningVariables } from '../host/clean-env-names.ts';
 import { VERSION } from '../version.ts';
 
+// The top-level help, rendered by yargs when `npm run build` made this executable
+// (scripts/build.ts): printed without loading the parser (issue #13). Undefined under tsx.
+declare const OAC_BUILT_HELP: string | undefined;
+const builtHelp = typeof OAC_BUILT_HELP === 'string' ? OAC_BUILT_HELP : undefined;
+
 async function main(): Promise<void> {
   if (weakeningVariables(process.env).length > 0) {
     const { restartWithoutWeakening } = await import('../host/clean-env.ts');
@@ -15,6 +20,10 @@ async function main(): Promise<void> {
   // What yargs prints for it, without loading yargs (tested against it in executable.test.ts).
   if (args.length === 1 && args[0] === '--version') {
     process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  if (args.length === 1 && args[0] === '--help' && builtHelp !== undefined) {
+    process.stdout.write(builtHelp);
     return;
   }
   const { runCli } = await import('./main.ts');

@@ -32,6 +32,22 @@ test('issue #2 --version works under env -i from any directory', () => {
   }
 });
 
+test('issue #13 --help, printed without the parser, is word for word what the parser prints', () => {
+  // The executable prints a text rendered at build time; a help that forgets an option or a
+  // command, or a stale build, differs from the parser's answer from the sources.
+  const built = runBare(['--help']);
+  const parsed = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', '--help'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+  });
+  assert.equal(parsed.status, 0, parsed.stderr);
+  assert.equal(built.status, 0, built.stderr);
+  assert.equal(built.stdout, parsed.stdout);
+  // With another word beside it, --help goes through the executable's own parser: the same.
+  assert.equal(runBare(['--color', '--help']).stdout, parsed.stdout);
+});
+
 test('issue #2 --help lists every command of DESIGN.md', () => {
   const r = runBare(['--help']);
   assert.equal(r.status, 0, r.stderr);
