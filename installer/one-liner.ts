@@ -294,7 +294,8 @@ function renderLine(parts: LineParts): string {
     // kept). `2>` before `<`: a missing file is not an error worth a line. OpenSSL where the
     // host has it: about 2.5x faster than coreutils' sha256sum on the 84 MiB installer, which
     // every rerun checks (issue #13); the same SHA-256, `-r` prints it first as sha256sum does.
-    'v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") || v=$(sha256sum 2>/dev/null <"$x")',
+    // Any other answer of OpenSSL's (a failure, another format) is asked of sha256sum again.
+    '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x")',
     `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(M.keptMismatch)}; rm -f "$x"; ${download(parts.consoleUrl)}; }`,
     'exec 9>&-',
     // SEC-07, BOOT-04: `env -i` starts the installer (through FAR_SIDE) with a fixed PATH and

@@ -109,10 +109,11 @@ export class Journal {
   }
 
   /** Writes the digest cache if this run changed it, and only into a journal that records
-   *  something (a cache alone is no installation). */
+   *  something (a cache alone is no installation). A cache: failing to write it fails nothing
+   *  (and never hides the run's own error). */
   async saveDigests(): Promise<void> {
-    if (Object.keys(this.data.resources).length > 0 && (await this.digests.changed()))
-      await this.save();
+    if (Object.keys(this.data.resources).length === 0) return;
+    if (await this.digests.changed()) await this.save().catch(() => undefined);
   }
 
   /** Keeps this journal in memory only: an uninstall without a record must not leave a

@@ -50,6 +50,10 @@ function makeDispatcher(fn) {
   };
 }
 
+// What undici's index does to every dispatcher: `request`, `connect` … as methods (ProxyAgent
+// opens its CONNECT tunnel with `client.connect`).
+Object.assign(Dispatcher.prototype, api);
+
 module.exports = {
   Agent,
   ProxyAgent,

@@ -3,6 +3,7 @@
 // write it can write those files too). A cache: a missing or damaged one is an empty one.
 import { DigestIndex, digestRecordSchema } from '../host/digest-index.ts';
 import type { DriverContext } from '../engine/driver.ts';
+import { lstatIfExists } from '../host/files.ts';
 import type { Host } from '../host/host.ts';
 import { parseJsonWith } from '../json-file.ts';
 import { STATE_FILES, type Layout } from '../layout.ts';
@@ -12,7 +13,12 @@ const pathOf = (names: Layout) => `${names.stateDir}/${STATE_FILES.digests}`;
 export async function loadDigestFile(host: Host, names: Layout): Promise<DigestIndex> {
   const raw = await host.readNoFollow(pathOf(names)).catch(() => undefined);
   const known = raw === undefined ? undefined : parseJsonWith(raw, digestRecordSchema);
-  return new DigestIndex(known ?? {});
+  // A rollout reconciles one generation's files only: the others' entries stay while their
+  // files do (all in this account's own state directory).
+  const inState = `${host.path(names.stateDir)}/`;
+  const keepUnused = async (path: string) =>
+    path.startsWith(inState) && (await lstatIfExists(path)) !== undefined;
+  return new DigestIndex(known ?? {}, { keepUnused });
 }
 
 /** Written when the run changed it, and only into a state directory that exists. */
@@ -20,8 +26,11 @@ export async function saveDigestFile(host: Host, names: Layout, index: DigestInd
   if ((await host.lstat(names.stateDir))?.isDirectory() !== true) return;
   if (!(await index.changed())) return;
   const entries = await index.entries();
-  await host.writeFile(pathOf(names), `${JSON.stringify(entries, null, 2)}\n`, 0o600);
-  index.saved(entries);
+  // A cache: failing to write it fails nothing (and never hides the run's own error).
+  await host
+    .writeFile(pathOf(names), `${JSON.stringify(entries, null, 2)}\n`, 0o600)
+    .then(() => index.saved(entries))
+    .catch(() => undefined);
 }
 
 /** A reconcile of the node half with its digest cache, written back after (also after a

@@ -7,12 +7,15 @@
 //
 // "Racy" stamps, as git calls them: the kernel's ctime advances in clock ticks (a few ms), so a
 // write in the same tick as the stamp was taken could leave the stamp unchanged. A stamp is
-// therefore kept only once its ctime lies SETTLE_NS in the past; remember() (a file this run
-// has just written) waits for that, a hash of an unsettled file is simply not kept.
+// therefore kept only if its ctime already lay SETTLE_NS in the past when the file was first
+// looked at (two seconds on a file system that keeps whole seconds); remember() (a file this
+// run has just written) waits for that and checks that the stamp held, a hash of an unsettled
+// file is simply not kept. Left open: a write through a shared memory mapping to a page that
+// is already dirty does not move the ctime (no writer of these files maps them).
 import type { BigIntStats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import * as z from 'zod';
-import { hashHandle, isCode, lstatIfExists } from './files.ts';
+import { hashHandle, isCode } from './files.ts';
 
 const decimal = z.string().regex(/^\d{1,40}$/);
 const entrySchema = z.object({
@@ -30,6 +33,16 @@ export type DigestRecord = z.infer<typeof digestRecordSchema>;
 
 /** Longer than any clock tick of the kernel's coarse clock, which stamps ctime. */
 const SETTLE_NS = 20_000_000n;
+/** For a ctime of whole seconds (a file system without finer timestamps). */
+const SETTLE_COARSE_NS = 2_000_000_000n;
+
+export interface DigestIndexOptions {
+  /** Nanoseconds since the epoch (tests set the clock). */
+  nowNs?: () => bigint;
+  /** Whether an entry this run did not use is written back; default: no (only what a run
+   *  used is kept, so the index never outgrows one run's files). Never called for root's. */
+  keepUnused?: (path: string) => Promise<boolean>;
+}
 
 export class DigestIndex {
   /** Entries looked up or made in this run. */
@@ -39,19 +52,24 @@ export class DigestIndex {
   /** Paths whose content was read and hashed in this run (tests and benches count them). */
   readonly hashed: string[] = [];
 
+  private readonly nowNs: () => bigint;
+
   constructor(
     private readonly known: DigestRecord = {},
-    private readonly nowNs: () => bigint = () => BigInt(Date.now()) * 1_000_000n,
+    private readonly options: DigestIndexOptions = {},
   ) {
     this.stored = known;
+    this.nowNs = options.nowNs ?? (() => BigInt(Date.now()) * 1_000_000n);
   }
 
-  /** What to store: this run's entries and the earlier ones whose files are still there (a
-   *  removed file's entry falls out). The caller writes it, then calls saved(). */
+  /** What to store: this run's entries, and the earlier ones keepUnused() keeps. The caller
+   *  writes it, then calls saved(). */
   async entries(): Promise<DigestRecord> {
     const kept = { ...this.used };
-    for (const [path, entry] of Object.entries(this.known))
-      if (!(path in kept) && (await lstatIfExists(path)) !== undefined) kept[path] = entry;
+    const keepUnused = this.options.keepUnused;
+    if (keepUnused !== undefined)
+      for (const [path, entry] of Object.entries(this.known))
+        if (!(path in kept) && (await keepUnused(path).catch(() => false))) kept[path] = entry;
     return JSON.parse(sortedJson(kept)) as DigestRecord;
   }
 
@@ -70,6 +88,7 @@ export class DigestIndex {
     const handle = await openIfFile(path);
     if (handle === undefined) return undefined;
     try {
+      const lookedAt = this.nowNs(); // before the stat: a later write moves the ctime past it
       const before = stampOf(await handle.stat({ bigint: true }));
       const known = this.known[path];
       if (known !== undefined && sameStamp(known, before)) {
@@ -80,7 +99,8 @@ export class DigestIndex {
       this.hashed.push(path);
       const after = stampOf(await handle.stat({ bigint: true }));
       // Changed while it was read, or too fresh to trust its stamp: not kept.
-      if (sameStamp(before, after) && this.settled(after)) this.keep(path, { ...after, sha256 });
+      if (sameStamp(before, after) && settledAt(before, lookedAt))
+        this.keep(path, { ...before, sha256 });
       return sha256;
     } finally {
       await handle.close();
@@ -88,30 +108,36 @@ export class DigestIndex {
   }
 
   /** A file this run has just written and verified as `sha256`: its stamp is taken once it
-   *  has settled (at most SETTLE_NS of waiting), so the next run need not read it again. */
+   *  has settled (at most SETTLE_NS of waiting) and kept only if it held meanwhile, so the next
+   *  run need not read the file again. */
   async remember(path: string, sha256: string): Promise<void> {
     const handle = await openIfFile(path);
     if (handle === undefined) return;
     try {
-      let stamp = stampOf(await handle.stat({ bigint: true }));
-      const wait = BigInt(stamp.ctime_ns) + SETTLE_NS - this.nowNs();
-      if (wait > 0n && wait <= SETTLE_NS) {
+      const first = stampOf(await handle.stat({ bigint: true }));
+      const wait = BigInt(first.ctime_ns) + SETTLE_NS - this.nowNs();
+      if (wait > 0n && wait <= SETTLE_NS)
         await new Promise((resolve) => setTimeout(resolve, Number(wait / 1_000_000n) + 1));
-        stamp = stampOf(await handle.stat({ bigint: true }));
-      }
-      if (this.settled(stamp)) this.keep(path, { ...stamp, sha256 });
+      const lookedAt = this.nowNs();
+      const second = stampOf(await handle.stat({ bigint: true }));
+      if (sameStamp(first, second) && settledAt(second, lookedAt))
+        this.keep(path, { ...second, sha256 });
     } finally {
       await handle.close();
     }
   }
 
-  private settled(stamp: Stamp): boolean {
-    return this.nowNs() - BigInt(stamp.ctime_ns) >= SETTLE_NS;
-  }
-
   private keep(path: string, entry: DigestEntry): void {
     this.used[path] = entry;
   }
+}
+
+/** Whether a stamp seen at `at` can be trusted: its ctime lay far enough in the past that any
+ *  later change moves it. */
+function settledAt(stamp: Stamp, at: bigint): boolean {
+  const ctime = BigInt(stamp.ctime_ns);
+  const settle = ctime % 1_000_000_000n === 0n ? SETTLE_COARSE_NS : SETTLE_NS;
+  return at - ctime >= settle;
 }
 
 function sortedJson(record: DigestRecord): string {

@@ -21,37 +21,6 @@ export async function canStartUnits(host: Host): Promise<boolean> {
   return !host.prefixed && (await host.lstat('/run/systemd/system')) !== undefined;
 }
 
-// `systemctl is-enabled` succeeds for these unit file states (systemctl(1)).
-const ENABLED_STATES = new Set([
-  'enabled',
-  'enabled-runtime',
-  'alias',
-  'static',
-  'indirect',
-  'generated',
-  'transient',
-]);
-// `systemctl is-active` succeeds for these.
-const ACTIVE_STATES = new Set(['active', 'reloading', 'refreshing']);
-
-/** Enabled and active, as is-enabled and is-active answer, in one systemctl call where systemd
- *  runs (issue #13: each call is a process start on every rerun and status). */
-export async function unitState(
-  host: Host,
-  unit: string,
-): Promise<{ enabled: boolean; active: boolean }> {
-  if (!(await canStartUnits(host))) return { enabled: await isEnabled(host, unit), active: false };
-  const r = await systemctl(host, ['show', '--property=UnitFileState,ActiveState', unit]);
-  if (r.exitCode !== 0)
-    return { enabled: await isEnabled(host, unit), active: await isActive(host, unit) };
-  const value = (name: string) =>
-    new RegExp(`^${name}=(.*)$`, 'm').exec(r.stdout)?.[1]?.trim() ?? '';
-  return {
-    enabled: ENABLED_STATES.has(value('UnitFileState')),
-    active: ACTIVE_STATES.has(value('ActiveState')),
-  };
-}
-
 export async function isEnabled(host: Host, unit: string): Promise<boolean> {
   return (await systemctl(host, ['is-enabled', '--quiet', unit])).exitCode === 0;
 }

@@ -81,6 +81,7 @@ function shape(s: HostSnapshot): HostSnapshot {
               const perInstall =
                 rel.endsWith('identity.json') ||
                 rel.endsWith('.lock.owner') ||
+                rel.endsWith('digests.json') || // the node files' stamps: inodes and times
                 dir === '/etc/oac-node';
               const { mtime: _mtime, sha256, ...rest } = e;
               return [rel, perInstall ? rest : { ...rest, sha256 }];

@@ -5,6 +5,7 @@
 // never kept. Root's cache lives in the journal and is written only when it changed.
 import assert from 'node:assert/strict';
 import {
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   renameSync,
@@ -20,7 +21,8 @@ import { createHash } from 'node:crypto';
 import { Journal } from '../../records/journal.ts';
 import { DigestIndex } from '../../src/host/digest-index.ts';
 import { Host } from '../../src/host/host.ts';
-import { parseInstallationId } from '../../src/layout.ts';
+import { layout, parseInstallationId } from '../../src/layout.ts';
+import { loadDigestFile, saveDigestFile } from '../../src/agent/digest-file.ts';
 
 let dir: string;
 before(() => {
@@ -36,7 +38,7 @@ const later = (path: string) => () => statSync(path, { bigint: true }).ctimeNs +
 async function hashedOnce(name: string, text: string) {
   const path = join(dir, name);
   writeFileSync(path, text);
-  const first = new DigestIndex({}, later(path));
+  const first = new DigestIndex({}, { nowNs: later(path) });
   assert.equal(await first.sha256(path), sha(text));
   assert.deepEqual(first.hashed, [path]);
   return { path, entries: await first.entries() };
@@ -44,7 +46,7 @@ async function hashedOnce(name: string, text: string) {
 
 test('issue #13 DL-01: an unchanged file is not read again; its recorded digest is used', async () => {
   const { path, entries } = await hashedOnce('same', 'runtime bytes');
-  const again = new DigestIndex(entries, later(path));
+  const again = new DigestIndex(entries, { nowNs: later(path) });
   assert.equal(await again.sha256(path), sha('runtime bytes'));
   assert.deepEqual(again.hashed, [], 'nothing hashed');
   assert.equal(await again.changed(), false, 'nothing to write back');
@@ -55,7 +57,7 @@ test('issue #13 RERUN-01: a write in place with its size and mtime put back is s
   const { atime, mtime } = statSync(path);
   writeFileSync(path, 'evil bytes'); // same length
   utimesSync(path, atime, mtime); // what an attacker would do: ctime moves all the same
-  const again = new DigestIndex(entries, later(path));
+  const again = new DigestIndex(entries, { nowNs: later(path) });
   assert.equal(await again.sha256(path), sha('evil bytes'));
   assert.deepEqual(again.hashed, [path]);
   assert.equal(await again.changed(), true);
@@ -67,12 +69,12 @@ test('issue #13 RERUN-01: a file renamed over it, or removed, is found', async (
   const { atime, mtime } = statSync(path);
   utimesSync(`${path}.new`, atime, mtime);
   renameSync(`${path}.new`, path);
-  const again = new DigestIndex(entries, later(path));
+  const again = new DigestIndex(entries, { nowNs: later(path) });
   assert.equal(await again.sha256(path), sha('other'));
   assert.deepEqual(again.hashed, [path]);
 
   rmSync(path);
-  const gone = new DigestIndex(await again.entries(), () => 0n);
+  const gone = new DigestIndex(await again.entries(), { nowNs: () => 0n });
   assert.equal(await gone.sha256(path), undefined);
   assert.deepEqual(await gone.entries(), {}, "a removed file's entry falls out");
 });
@@ -81,7 +83,7 @@ test('issue #13: a stamp too fresh to trust is not kept (racy), and remember() w
   const path = join(dir, 'fresh');
   writeFileSync(path, 'just written');
   const ctime = statSync(path, { bigint: true }).ctimeNs;
-  const racy = new DigestIndex({}, () => ctime + 1_000_000n); // 1 ms after the write
+  const racy = new DigestIndex({}, { nowNs: () => ctime + 1_000_000n }); // 1 ms after the write
   assert.equal(await racy.sha256(path), sha('just written'));
   assert.deepEqual(await racy.entries(), {}, 'not kept: a write in the same tick would hide');
 
@@ -117,4 +119,37 @@ test('issue #13: root keeps its digests in the journal, written only when they c
   assert.deepEqual(rerun.digests.hashed, [], 'the rerun did not read the program');
   await rerun.saveDigests();
   assert.equal(readFileSync(file, 'utf8'), written, 'an unchanged cache is not written');
+});
+
+test("issue #13: the node half's cache keeps entries of files a run did not look at while they exist", async () => {
+  // A rollout reconciles one generation's files; the others' entries must survive it, and go
+  // once their files do.
+  const root = mkdtempSync(join(dir, 'node-'));
+  const host = new Host(root);
+  const names = layout(parseInstallationId('digest-node'));
+  const state = host.path(names.stateDir);
+  mkdirSync(join(state, 'files'), { recursive: true });
+  const [a, b] = [join(state, 'files', 'a'), join(state, 'files', 'b')];
+  writeFileSync(a, 'generation 1');
+  writeFileSync(b, 'generation 2');
+  await new Promise((resolve) => setTimeout(resolve, 30)); // their ctimes settle
+
+  const install = await loadDigestFile(host, names);
+  await install.sha256(a);
+  await install.sha256(b);
+  await saveDigestFile(host, names, install);
+
+  const rollout = await loadDigestFile(host, names);
+  assert.equal(await rollout.sha256(b), sha('generation 2'));
+  assert.deepEqual(rollout.hashed, [], 'b came from the cache');
+  assert.equal(await rollout.changed(), false, 'a kept though unused: nothing to write');
+
+  rmSync(a);
+  const after = await loadDigestFile(host, names);
+  await after.sha256(b);
+  await saveDigestFile(host, names, after);
+  const last = await loadDigestFile(host, names);
+  assert.deepEqual(Object.keys(await last.entries()), [b], "a's entry went with its file");
+  assert.equal(await last.sha256(b), sha('generation 2'));
+  assert.deepEqual(last.hashed, []);
 });

@@ -116,7 +116,7 @@ describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', ()
     // The kept file is hashed under the lock; only a match skips the download.
     // OpenSSL where the host has it (issue #13: faster), else sha256sum: the same SHA-256.
     const kept = install.indexOf(
-      'v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") || v=$(sha256sum 2>/dev/null <"$x"); [ "${v%% *}" = "$s" ] || { ',
+      '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x"); [ "${v%% *}" = "$s" ] || { ',
     );
     assert.ok(kept > install.indexOf('flock -n 9'));
     assert.ok(kept < install.indexOf('curl -q'));

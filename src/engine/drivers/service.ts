@@ -3,7 +3,13 @@
 // unit, env file, program and group), and the diff restarts it when that digest differs from
 // the desired one or when a resource it reads changes in this run (a group re-added too: a new
 // membership applies only to a new process). So a dry run shows the restart a real run does.
-import { canStartUnits, unitState, mustSystemctl, systemctl } from '../../host/systemd.ts';
+import {
+  canStartUnits,
+  isActive,
+  isEnabled,
+  mustSystemctl,
+  systemctl,
+} from '../../host/systemd.ts';
 import type { Driver } from '../driver.ts';
 import type { ServiceResource } from '../resources.ts';
 import { changes, type Action } from '../step.ts';
@@ -23,8 +29,12 @@ export interface ServiceActual {
 export const serviceDriver: Driver<'service', ServiceActual> = {
   async probe(r, { host, journal }) {
     const recorded = journal?.get(r.key)?.props.inputs;
+    // Two calls, not one `systemctl show`: its UnitFileState is what PID 1 cached at its last
+    // reload, so a wants-link removed by hand would still read as enabled; is-enabled reads
+    // the unit files themselves (drift is found).
     return {
-      ...(await unitState(host, r.unit)),
+      enabled: await isEnabled(host, r.unit),
+      active: await isActive(host, r.unit),
       canStart: await canStartUnits(host),
       startedWith: typeof recorded === 'string' ? recorded : undefined,
     };
