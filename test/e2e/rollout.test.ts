@@ -24,6 +24,7 @@ import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
 import { installByLine } from './helpers/install-line.ts';
 import { releaseFromDist } from './helpers/release.ts';
+import { noKvm } from '../helpers/kvm.ts';
 
 let scratch: string;
 let nextRelease: { id: string; archive: string; reference: string };
@@ -178,66 +179,70 @@ test('issue #6 a configuration change: preparing → failed while the file is mi
   assert.doesNotMatch(again.stdout, /\b(created|updated|replaced|removed)\b/, again.stdout);
 });
 
-test('issue #6 microsandbox: the new release prepared and verified as oac-node, then the old generation released once Core no longer needs it', async () => {
-  const kvm = await bootHost();
-  const args = [
-    ...['--release-dir', join(scratch, 'a'), '--extra-release-dir', join(scratch, 'b')],
-    ...['--provider', 'microsandbox'],
-  ];
-  const ms = await startCoreInHost(kvm, args);
-  try {
-    await kvm.shOk(
-      'groupadd --system kvm && mknod -m 0660 /dev/kvm c 10 232 && chgrp kvm /dev/kvm',
-    );
-    const { installationId } = await installByLine(kvm, ms);
-    const state = `/var/lib/oac-node/.oac/nodes/${installationId}`;
-    const files = async () => (await kvm.shOk(`ls ${state}/files`)).trim().split('\n').sort();
-    const before = await files();
-    assert.equal(before.length, 3);
+test(
+  'issue #6 microsandbox: the new release prepared and verified as oac-node, then the old generation released once Core no longer needs it',
+  { skip: noKvm },
+  async () => {
+    const kvm = await bootHost();
+    const args = [
+      ...['--release-dir', join(scratch, 'a'), '--extra-release-dir', join(scratch, 'b')],
+      ...['--provider', 'microsandbox'],
+    ];
+    const ms = await startCoreInHost(kvm, args);
+    try {
+      await kvm.shOk(
+        'groupadd --system kvm && mknod -m 0660 /dev/kvm c 10 232 && chgrp kvm /dev/kvm',
+      );
+      const { installationId } = await installByLine(kvm, ms);
+      const state = `/var/lib/oac-node/.oac/nodes/${installationId}`;
+      const files = async () => (await kvm.shOk(`ls ${state}/files`)).trim().split('\n').sort();
+      const before = await files();
+      assert.equal(before.length, 3);
 
-    const deployment = (await ms.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
-      specification: Record<string, unknown>;
-      generation: number;
-    };
-    const put = await ms.coreApi('PUT', '/core/v1/sandbox/specification', {
-      specification: { ...deployment.specification, release: nextRelease.id },
-    });
-    assert.equal(put.status, 200);
-    const target = deployment.generation + 1;
-    const deadline = Date.now() + 120_000;
-    let seen: NodeView | undefined;
-    while (Date.now() < deadline) {
-      const r = await ms.coreApi('GET', '/core/v1/sandbox/nodes');
-      seen = (r.body as { nodes: NodeView[] }).nodes[0];
-      if (seen?.rollout.state === 'ready' && seen.generation === target) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      const deployment = (await ms.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
+        specification: Record<string, unknown>;
+        generation: number;
+      };
+      const put = await ms.coreApi('PUT', '/core/v1/sandbox/specification', {
+        specification: { ...deployment.specification, release: nextRelease.id },
+      });
+      assert.equal(put.status, 200);
+      const target = deployment.generation + 1;
+      const deadline = Date.now() + 120_000;
+      let seen: NodeView | undefined;
+      while (Date.now() < deadline) {
+        const r = await ms.coreApi('GET', '/core/v1/sandbox/nodes');
+        seen = (r.body as { nodes: NodeView[] }).nodes[0];
+        if (seen?.rollout.state === 'ready' && seen.generation === target) break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      assert.equal(seen?.generation, target, JSON.stringify(seen));
+      assert.equal(seen?.provider_ready, true, 'it opened /dev/kvm and checked the new files');
+
+      const unit = `oac-node-${installationId}.service`;
+      const released = await kvm.sh(
+        `for i in $(seq 100); do journalctl -u ${unit} --no-pager | grep -q 'Released generation ${deployment.generation}' && exit 0; sleep 0.2; done; exit 1`,
+      );
+      const log = (await kvm.sh(`journalctl -u ${unit} --no-pager | tail -20`)).stdout;
+      assert.equal(released.status, 0, log);
+      const after = await files();
+      assert.equal(after.length, 3, `only the new release's three files stay: ${after.join(' ')}`);
+      assert.ok(
+        after.every((name) => name.includes(nextRelease.id)),
+        `the old release's files are released: ${after.join(' ')}`,
+      );
+      assert.equal(
+        (await kvm.sh(`ls ${state}/generations`)).stdout.trim(),
+        '',
+        'the kept provider file of the old generation is gone',
+      );
+      assert.equal(
+        (await kvm.shOk(`stat -c '%U' ${state}/files/*`)).trim(),
+        'oac-node\noac-node\noac-node',
+      );
+    } finally {
+      await ms.stop();
+      await kvm.stop();
     }
-    assert.equal(seen?.generation, target, JSON.stringify(seen));
-    assert.equal(seen?.provider_ready, true, 'it opened /dev/kvm and checked the new files');
-
-    const unit = `oac-node-${installationId}.service`;
-    const released = await kvm.sh(
-      `for i in $(seq 100); do journalctl -u ${unit} --no-pager | grep -q 'Released generation ${deployment.generation}' && exit 0; sleep 0.2; done; exit 1`,
-    );
-    const log = (await kvm.sh(`journalctl -u ${unit} --no-pager | tail -20`)).stdout;
-    assert.equal(released.status, 0, log);
-    const after = await files();
-    assert.equal(after.length, 3, `only the new release's three files stay: ${after.join(' ')}`);
-    assert.ok(
-      after.every((name) => name.includes(nextRelease.id)),
-      `the old release's files are released: ${after.join(' ')}`,
-    );
-    assert.equal(
-      (await kvm.sh(`ls ${state}/generations`)).stdout.trim(),
-      '',
-      'the kept provider file of the old generation is gone',
-    );
-    assert.equal(
-      (await kvm.shOk(`stat -c '%U' ${state}/files/*`)).trim(),
-      'oac-node\noac-node\noac-node',
-    );
-  } finally {
-    await ms.stop();
-    await kvm.stop();
-  }
-});
+  },
+);

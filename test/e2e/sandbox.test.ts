@@ -11,6 +11,7 @@ import { bootHost, type E2eHost } from './harness/host.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
 import { fromLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
+import { noKvm } from '../helpers/kvm.ts';
 
 const MAX_EXPOSURE = 2.5;
 const release = testRelease();
@@ -122,27 +123,31 @@ test('SEC-08: a Docker node runs sandboxed (exposure ≤ 2.5) and ready; _prepar
   }
 });
 
-test('SEC-08: a microsandbox node runs sandboxed (exposure ≤ 2.5) and opens /dev/kvm; _prepare without privileges; no docker-group note', async () => {
-  const host = await bootHost();
-  let core: CoreInHost | undefined;
-  try {
-    // A KVM host's device node, as microsandbox.test.ts makes it (this machine's is untouched).
-    await host.shOk(
-      'groupadd --system kvm && mknod -m 0660 /dev/kvm c 10 232 && chgrp kvm /dev/kvm',
-    );
-    const args = ['--release-dir', await release.dir(), '--provider', 'microsandbox'];
-    core = await startCoreInHost(host, args);
-    const { run, samples, unit } = await installWatchingPrepare(host, core);
-    // systemd took the device list (this host's systemd does not enforce it: see the e2e docs).
-    assert.match(
-      await host.shOk(`systemctl show -p DevicePolicy -p DeviceAllow ${unit}`),
-      /^DeviceAllow=.*\/dev\/kvm rw/m,
-    );
-    const figure = await assertSandboxed(host, unit, samples);
-    console.log(`SEC-08 microsandbox: ${unit} exposure ${figure}; ${samples.length} samples`);
-    assert.doesNotMatch(run.stdout, /docker group/);
-  } finally {
-    await core?.stop();
-    await host.stop();
-  }
-});
+test(
+  'SEC-08: a microsandbox node runs sandboxed (exposure ≤ 2.5) and opens /dev/kvm; _prepare without privileges; no docker-group note',
+  { skip: noKvm },
+  async () => {
+    const host = await bootHost();
+    let core: CoreInHost | undefined;
+    try {
+      // A KVM host's device node, as microsandbox.test.ts makes it (this machine's is untouched).
+      await host.shOk(
+        'groupadd --system kvm && mknod -m 0660 /dev/kvm c 10 232 && chgrp kvm /dev/kvm',
+      );
+      const args = ['--release-dir', await release.dir(), '--provider', 'microsandbox'];
+      core = await startCoreInHost(host, args);
+      const { run, samples, unit } = await installWatchingPrepare(host, core);
+      // systemd took the device list (this host's systemd does not enforce it: see the e2e docs).
+      assert.match(
+        await host.shOk(`systemctl show -p DevicePolicy -p DeviceAllow ${unit}`),
+        /^DeviceAllow=.*\/dev\/kvm rw/m,
+      );
+      const figure = await assertSandboxed(host, unit, samples);
+      console.log(`SEC-08 microsandbox: ${unit} exposure ${figure}; ${samples.length} samples`);
+      assert.doesNotMatch(run.stdout, /docker group/);
+    } finally {
+      await core?.stop();
+      await host.stop();
+    }
+  },
+);

@@ -7,7 +7,6 @@ import {
   chmodSync,
   chownSync,
   copyFileSync,
-  existsSync,
   mkdirSync,
   mkdtempSync,
   rmSync,
@@ -32,6 +31,8 @@ import {
   runtimeImageArchive,
   type PrivateDockerd,
 } from '../helpers/private-dockerd.ts';
+// The node checks /dev/kvm before any file: without KVM here it can only say host_unsupported.
+import { noKvm } from '../helpers/kvm.ts';
 
 const NOBODY = 65534;
 let scratch: string;
@@ -158,10 +159,6 @@ function microsandboxFiles(dir: string) {
     runtime_home: join(dir, 'home'),
   };
 }
-
-// The node checks /dev/kvm before any file: without KVM on this machine it can only say
-// host_unsupported, and the file checks this test is about are never reached.
-const noKvm = existsSync('/dev/kvm') ? false : 'this machine has no /dev/kvm';
 
 test(
   'NODE-04 microsandbox: a corrupted or missing provider file is artifacts_unavailable until restored',
