@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { request, WebSocket } from 'undici';
+import { Agent, request, WebSocket } from 'undici';
 import { gzipSync } from 'node:zlib';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -25,6 +25,9 @@ export interface TestCore {
   console_url: string;
   release_url: string;
   core_key: string;
+  /** With --tls: the pin of Core's CA and its certificate (PEM). */
+  core_pin?: string;
+  ca_pem?: string;
   pid: number;
   stop(): Promise<void>;
   // Resolves with how the process ended (after stop(), or on its own).
@@ -80,7 +83,7 @@ export async function startCore(args: string[] = []): Promise<TestCore> {
   });
   const info = JSON.parse(line) as Pick<
     TestCore,
-    'core_url' | 'console_url' | 'release_url' | 'core_key'
+    'core_url' | 'console_url' | 'release_url' | 'core_key' | 'core_pin' | 'ca_pem'
   >;
 
   const stop = async (): Promise<void> => {
@@ -91,7 +94,11 @@ export async function startCore(args: string[] = []): Promise<TestCore> {
     clearTimeout(timer);
   };
   const coreApi = async (method: string, path: string, body?: unknown) => {
-    const r = await call(method, info.core_url + path, { bearer: info.core_key, json: body });
+    const r = await call(method, info.core_url + path, {
+      bearer: info.core_key,
+      json: body,
+      ca: info.ca_pem,
+    });
     return { status: r.status, body: r.body };
   };
   return { ...info, pid: child.pid ?? 0, stop, exited, coreApi };
@@ -102,6 +109,7 @@ export interface CallOptions {
   headers?: Record<string, string>;
   json?: unknown; // sent as JSON
   raw?: string | Buffer; // sent as is
+  ca?: string; // the only CA trusted for an https URL (a --tls Core's)
 }
 
 // One HTTP request with undici; the whole body is read and parsed.
@@ -113,8 +121,10 @@ export async function call(method: string, url: string, o: CallOptions = {}): Pr
     body = JSON.stringify(o.json);
     headers['content-type'] = 'application/json';
   }
-  const r = await request(url, { method: method as 'GET', headers, body });
+  const dispatcher = o.ca === undefined ? undefined : new Agent({ connect: { ca: o.ca } });
+  const r = await request(url, { method: method as 'GET', headers, body, dispatcher });
   const text = await r.body.text();
+  await dispatcher?.close();
   let parsed: unknown = text === '' ? null : text;
   try {
     parsed = text === '' ? null : JSON.parse(text);
