@@ -83,6 +83,8 @@ export interface Layout {
   stateDir: string;
   identityFile: string;
   providerFile: string;
+  /** The node half's digest cache (src/agent/digest-file.ts). */
+  digestsFile: string;
   servingFile: string;
   network: string;
   store: string;
@@ -103,6 +105,7 @@ export function layout(id: InstallationId): Layout {
     stateDir,
     identityFile: `${stateDir}/${STATE_FILES.identity}`,
     providerFile: `${stateDir}/${STATE_FILES.provider}`,
+    digestsFile: `${stateDir}/${STATE_FILES.digests}`,
     servingFile: `${stateDir}/${STATE_FILES.serving}`,
     network: `oac-node-${id}`,
     store: STORE_DIR,

@@ -6,12 +6,10 @@ import type { DriverContext } from '../engine/driver.ts';
 import { lstatIfExists } from '../host/files.ts';
 import type { Host } from '../host/host.ts';
 import { parseJsonWith } from '../json-file.ts';
-import { STATE_FILES, type Layout } from '../layout.ts';
-
-const pathOf = (names: Layout) => `${names.stateDir}/${STATE_FILES.digests}`;
+import type { Layout } from '../layout.ts';
 
 export async function loadDigestFile(host: Host, names: Layout): Promise<DigestIndex> {
-  const raw = await host.readNoFollow(pathOf(names)).catch(() => undefined);
+  const raw = await host.readNoFollow(names.digestsFile).catch(() => undefined);
   const known = raw === undefined ? undefined : parseJsonWith(raw, digestRecordSchema);
   // A rollout reconciles one generation's files only: the others' entries stay while their
   // files do (all in this account's own state directory).
@@ -28,7 +26,7 @@ export async function saveDigestFile(host: Host, names: Layout, index: DigestInd
   const entries = await index.entries();
   // A cache: failing to write it fails nothing (and never hides the run's own error).
   await host
-    .writeFile(pathOf(names), `${JSON.stringify(entries, null, 2)}\n`, 0o600)
+    .writeFile(names.digestsFile, `${JSON.stringify(entries, null, 2)}\n`, 0o600)
     .then(() => index.saved(entries))
     .catch(() => undefined);
 }

@@ -12,7 +12,7 @@
 // run has just written) waits for that and checks that the stamp held, a hash of an unsettled
 // file is simply not kept. Left open: a write through a shared memory mapping to a page that
 // is already dirty does not move the ctime (no writer of these files maps them).
-import type { BigIntStats } from 'node:fs';
+import { constants, type BigIntStats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import * as z from 'zod';
 import { hashHandle, isCode } from './files.ts';
@@ -85,11 +85,11 @@ export class DigestIndex {
   /** The SHA-256 of the file at `path` (links followed, as a read does); undefined when there
    *  is no file there. Hashed only when its stamp differs from the one recorded. */
   async sha256(path: string): Promise<string | undefined> {
-    const handle = await openIfFile(path);
-    if (handle === undefined) return undefined;
+    const lookedAt = this.nowNs(); // before the stat: a later write moves the ctime past it
+    const opened = await openIfFile(path);
+    if (opened === undefined) return undefined;
+    const { handle, stamp: before } = opened;
     try {
-      const lookedAt = this.nowNs(); // before the stat: a later write moves the ctime past it
-      const before = stampOf(await handle.stat({ bigint: true }));
       const known = this.known[path];
       if (known !== undefined && sameStamp(known, before)) {
         this.keep(path, known);
@@ -111,10 +111,10 @@ export class DigestIndex {
    *  has settled (at most SETTLE_NS of waiting) and kept only if it held meanwhile, so the next
    *  run need not read the file again. */
   async remember(path: string, sha256: string): Promise<void> {
-    const handle = await openIfFile(path);
-    if (handle === undefined) return;
+    const opened = await openIfFile(path);
+    if (opened === undefined) return;
+    const { handle, stamp: first } = opened;
     try {
-      const first = stampOf(await handle.stat({ bigint: true }));
       const wait = BigInt(first.ctime_ns) + SETTLE_NS - this.nowNs();
       if (wait > 0n && wait <= SETTLE_NS)
         await new Promise((resolve) => setTimeout(resolve, Number(wait / 1_000_000n) + 1));
@@ -168,16 +168,19 @@ function sameStamp(a: Stamp, b: Stamp): boolean {
   );
 }
 
-/** An open regular file, or undefined where there is none (missing, a directory). */
-async function openIfFile(path: string): Promise<FileHandle | undefined> {
+/** An open regular file and its stamp, or undefined where there is none (missing, a
+ *  directory, anything but a regular file). Opened non-blocking: a FIFO put in a file's place
+ *  cannot hang the run. */
+async function openIfFile(path: string): Promise<{ handle: FileHandle; stamp: Stamp } | undefined> {
   let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if (isCode(error, 'ENOENT') || isCode(error, 'EISDIR')) return undefined;
     throw error;
   }
-  if ((await handle.stat()).isFile()) return handle;
+  const stats = await handle.stat({ bigint: true });
+  if (stats.isFile()) return { handle, stamp: stampOf(stats) };
   await handle.close();
   return undefined;
 }
