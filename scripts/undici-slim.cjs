@@ -7,6 +7,7 @@
 'use strict';
 
 const Agent = require('../node_modules/undici/lib/dispatcher/agent');
+const Client = require('../node_modules/undici/lib/dispatcher/client');
 const ProxyAgent = require('../node_modules/undici/lib/dispatcher/proxy-agent');
 const Dispatcher = require('../node_modules/undici/lib/dispatcher/dispatcher');
 const buildConnector = require('../node_modules/undici/lib/core/connect');
@@ -56,6 +57,7 @@ Object.assign(Dispatcher.prototype, api);
 
 module.exports = {
   Agent,
+  Client,
   ProxyAgent,
   Dispatcher,
   buildConnector,

@@ -6,9 +6,18 @@
 //
 // TLS verification is always on (SEC-01). `ca` and `lookup` exist for tests only: a test CA for
 // a local https server, and a resolver that maps test names to loopback without any DNS query.
+// A pinned origin (TRUST-01, core-pin.ts) is reached through a connector of its own that trusts
+// exactly the pinned key, directly or through the same proxy (pinned-connector.ts).
 import type { LookupFunction } from 'node:net';
 import { Agent, Dispatcher, ProxyAgent, buildConnector } from 'undici';
 import { STRICT_TLS, hostTls, type StrictTls } from './tls.ts';
+import { processPins, type CorePin } from './core-pin.ts';
+import {
+  directStreams,
+  pinnedConnector,
+  tunnelStreams,
+  type StreamOpener,
+} from './pinned-connector.ts';
 import { redactor as processRedactor, type Redactor } from '../ui/redact.ts';
 import {
   describeRoute as routeLine,
@@ -30,6 +39,8 @@ export interface DispatcherOptions {
   connectTimeoutMs?: number;
   /** Where proxy credentials are registered for redaction (SEC-03); default the process's. */
   redactor?: Redactor;
+  /** Pinned origins (TRUST-01); default: the process's (core-pin.ts pinOrigin), read per request. */
+  pins?: ReadonlyMap<string, CorePin>;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -38,6 +49,7 @@ export class RoutingDispatcher extends Dispatcher {
   readonly settings: ProxySettings;
   private readonly direct: Agent;
   private readonly proxies = new Map<string, ProxyAgent>();
+  private readonly pinned = new Map<string, { agent: Agent; streams: StreamOpener }>();
   private readonly options: DispatcherOptions;
 
   constructor(options: DispatcherOptions = {}) {
@@ -69,13 +81,21 @@ export class RoutingDispatcher extends Dispatcher {
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
     const origin = options.origin;
     if (origin === undefined) throw new TypeError('a request without an origin cannot be routed');
-    return this.dispatcherFor(this.route(new URL(String(origin)))).dispatch(options, handler);
+    const url = new URL(String(origin));
+    const pin = url.protocol === 'https:' ? this.pins().get(url.origin) : undefined;
+    const route = this.route(url);
+    const dispatcher =
+      pin === undefined ? this.dispatcherFor(route) : this.pinnedFor(url.origin, pin, route);
+    return dispatcher.dispatch(options, handler);
   }
 
   override close(): Promise<void>;
   override close(callback: () => void): void;
   override close(callback?: () => void): Promise<void> | void {
-    const closing = Promise.all([this.direct, ...this.proxies.values()].map((d) => d.close()));
+    const closing = Promise.all([
+      ...[this.direct, ...this.proxies.values()].map((d) => d.close()),
+      ...[...this.pinned.values()].map((p) => p.agent.close().then(() => p.streams.close())),
+    ]);
     const done = closing.then(() => undefined);
     if (callback === undefined) return done;
     void done.then(callback);
@@ -92,6 +112,8 @@ export class RoutingDispatcher extends Dispatcher {
     const err = typeof errOrCallback === 'function' ? null : (errOrCallback ?? null);
     const cb = typeof errOrCallback === 'function' ? errOrCallback : callback;
     const all = [this.direct, ...this.proxies.values()].map((d) => d.destroy(err));
+    for (const p of this.pinned.values())
+      all.push(p.agent.destroy(err).then(() => p.streams.close()));
     const done = Promise.all(all).then(() => undefined);
     if (cb === undefined) return done;
     void done.then(cb);
@@ -119,6 +141,34 @@ export class RoutingDispatcher extends Dispatcher {
       this.proxies.set(key, agent);
     }
     return agent;
+  }
+
+  private pins(): ReadonlyMap<string, CorePin> {
+    return this.options.pins ?? processPins();
+  }
+
+  /** One agent per pinned origin, pin and route; its connector trusts the pin alone. */
+  private pinnedFor(origin: string, pin: CorePin, route: Route): Dispatcher {
+    const key = `${origin} ${pin} ${route.kind === 'direct' ? 'direct' : route.proxy.href}`;
+    let entry = this.pinned.get(key);
+    if (entry === undefined) {
+      const timeoutMs = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+      const streams =
+        route.kind === 'direct'
+          ? directStreams(timeoutMs, this.options.lookup)
+          : tunnelStreams(
+              route.proxy,
+              route.credentials === undefined
+                ? undefined
+                : basicToken(route.credentials.username, route.credentials.password),
+              this.tls(),
+              timeoutMs,
+            );
+      const agent = new Agent({ connect: pinnedConnector({ origin, pin, streams, timeoutMs }) });
+      entry = { agent, streams };
+      this.pinned.set(key, entry);
+    }
+    return entry.agent;
   }
 
   /** Plain connections never build the TLS context: parsing the host's CA bundle costs about

@@ -35,6 +35,7 @@ import { noteReceived } from './download-memory.ts';
 import { StallWatch } from './download-stall.ts';
 import { withRetry, type RetryPolicy } from './retry.ts';
 import { isLoopbackHost } from './url-policy.ts';
+import { isOacError } from '../errors.ts';
 
 export type DownloadOutcome = 'reused' | 'downloaded' | 'resumed';
 
@@ -313,7 +314,8 @@ class Transfer {
   private explain(error: unknown, watch: StallWatch, via: string): unknown {
     if (watch.stalled) return stalled(this.file, this.minBytes, this.windowMs, this.part.size);
     if (this.o.signal?.aborted) return this.o.signal.reason ?? error;
-    if (error instanceof DownloadError) return error;
+    // Ours already (a DownloadError, or a pinned key not presented: TRUST-01): as it is.
+    if (isOacError(error)) return error;
     const reason = describeFailure(error);
     if (isRefusal(reason)) return refused(this.file, reason, via, error);
     return interrupted(this.file, this.part.size, this.o.size, reason, via, error);

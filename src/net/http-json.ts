@@ -3,6 +3,7 @@
 // from "Core answered" (a status to map).
 import { Agent, request, type Dispatcher } from 'undici';
 import { hostTls } from './tls.ts';
+import { isOacError } from '../errors.ts';
 
 const MAX_RESPONSE_BYTES = 1024 * 1024; // Core's JSON answers are a few KiB
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -56,6 +57,8 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
+    // A refusal of ours (a pinned key not presented, TRUST-01) is no network failure: not retried.
+    if (isOacError(error)) throw error;
     throw new NetworkError(describeTransportError(error), error);
   }
   const text = await readBounded(response.body);
