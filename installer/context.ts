@@ -8,6 +8,8 @@ import type { NodeConfiguration } from '../src/net/core-schemas.ts';
 
 export interface InstallOptions {
   coreUrl: string;
+  /** TRUST-01: the pin of Core's TLS key (`sha256:<hex>`), or null for the host's trust store. */
+  corePin: string | null;
   installationId: InstallationId;
   name: string;
   dryRun: boolean;

@@ -4,6 +4,7 @@
 // docs/one-line-command.md shows the same line annotated, piece by piece.
 import { PROXY_VARIABLES } from '../src/net/proxy-env.ts';
 import { enrollmentToken } from '../src/net/core-schemas.ts';
+import { corePin as corePinSchema } from '../src/net/core-pin.ts';
 import * as z from 'zod';
 import { isInstallationId } from '../src/layout.ts';
 import { UsageError, isOacError } from '../src/errors.ts';
@@ -23,6 +24,8 @@ export interface InstallCommandInput {
   installerSha256: string;
   /** The enrollment token; it reaches the installer on standard input only (BOOT-05). */
   token: string;
+  /** TRUST-01: the pin of Core's TLS key, `sha256:<hex>`; passed to the installer. */
+  corePin?: string;
 }
 
 export interface UninstallCommandInput {
@@ -31,6 +34,8 @@ export interface UninstallCommandInput {
   installerSha256: string;
   /** Skip asking Core whether the node was removed (UNI-01). */
   force?: boolean;
+  /** TRUST-01: Core is pinned; the installer itself reads the pin from the node's identity. */
+  corePin?: string;
 }
 
 /** DL-04: the six proxy names; the installer gets them, and no other variable of the operator's. */
@@ -141,6 +146,17 @@ export function validateToken(value: string): string {
   return value;
 }
 
+/** TRUST-01: `sha256:<hex>`, for an https Core (plain http has no key to pin). */
+export function validateCorePin(value: string, coreUrl: string): string {
+  if (!corePinSchema.safeParse(value).success)
+    throw new UsageError(
+      "The pin of Core's key must be sha256: and 64 lowercase hexadecimal digits",
+    );
+  if (!coreUrl.startsWith('https:'))
+    throw new UsageError("A pin of Core's key goes with an https Core URL");
+  return value;
+}
+
 /** Core's public URL as the installer compares it: the origin (SEC-01). */
 export function validateCoreUrl(raw: string): string {
   const url = serviceUrl(raw, 'The Core URL');
@@ -207,10 +223,13 @@ export function renderInstallCommand(input: InstallCommandInput): string {
   const installationId = validateInstallationId(input.installationId);
   const sha256 = validateSha256(input.installerSha256);
   const token = validateToken(input.token);
+  const pin = input.corePin === undefined ? undefined : validateCorePin(input.corePin, coreUrl);
+  const pinArg = pin === undefined ? '' : ` --core-pin ${shQuote(pin)}`;
   return renderLine({
     consoleUrl,
     sha256,
-    installerArgs: `install --core-url ${shQuote(coreUrl)} --installation-id ${shQuote(installationId)}`,
+    pinned: pin !== undefined,
+    installerArgs: `install --core-url ${shQuote(coreUrl)}${pinArg} --installation-id ${shQuote(installationId)}`,
     // BOOT-05: the only place the token appears, after the environment's lines on the same
     // stdin. printf is a builtin in dash, bash, zsh and busybox ash, so the token is never a
     // process argument; what FAR_SIDE leaves of the pipe is the installer's stdin.
@@ -223,9 +242,11 @@ export function renderUninstallCommand(input: UninstallCommandInput): string {
   const installationId = validateInstallationId(input.installationId);
   const sha256 = validateSha256(input.installerSha256);
   const force = input.force === true ? ' --force' : '';
+  if (input.corePin !== undefined) validateCorePin(input.corePin, 'https:');
   return renderLine({
     consoleUrl,
     sha256,
+    pinned: input.corePin !== undefined,
     installerArgs: `uninstall --installation-id ${shQuote(installationId)}${force}`,
     // Nothing to read: after the environment's lines the uninstaller's stdin ends, never the
     // rest of a piped script.
@@ -260,6 +281,8 @@ export const FAR_SIDE =
 interface LineParts {
   consoleUrl: string; // validated
   sha256: string; // validated
+  /** Core's key is pinned (TRUST-01): the installer download does not ask the host's store. */
+  pinned: boolean;
   installerArgs: string; // already quoted
   run: string;
 }
@@ -296,7 +319,7 @@ function renderLine(parts: LineParts): string {
     // every rerun checks (issue #13); the same SHA-256, `-r` prints it first as sha256sum does.
     // Any other answer of OpenSSL's (a failure, another format) is asked of sha256sum again.
     '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x")',
-    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(M.keptMismatch)}; rm -f "$x"; ${download(parts.consoleUrl)}; }`,
+    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(M.keptMismatch)}; rm -f "$x"; ${download(parts.consoleUrl, parts.pinned)}; }`,
     'exec 9>&-',
     // SEC-07, BOOT-04: `env -i` starts the installer (through FAR_SIDE) with a fixed PATH and
     // nothing else; --no-color for NO_COLOR; sudo unless root, with no variable preserved:
@@ -312,7 +335,7 @@ function renderLine(parts: LineParts): string {
 
 // BOOT-03, BOOT-06: download oac-node.gz (three tries), unpack it, and keep it as "$x" only if
 // the unpacked executable has the command's checksum. Runs with the lock held.
-function download(consoleUrl: string): string {
+function download(consoleUrl: string, pinned: boolean): string {
   const say = (text: string): string => `echo "${text}" >&2`;
   const M = LINE_MESSAGES;
   const E = LINE_EXIT;
@@ -322,8 +345,13 @@ function download(consoleUrl: string): string {
   // is reached directly, never through a proxy (as DL-04 says for the installer's downloads).
   const protocols = installerUrl.startsWith('https:') ? "'=https'" : "'=http,https'";
   const direct = isLoopbackHost(new URL(installerUrl).hostname) ? " --noproxy '*'" : '';
+  // TRUST-01: behind a private CA the host's store cannot check the console, and curl can pin
+  // only a server's own key, not a CA's. This request carries no secret, and what it fetches runs
+  // only once its SHA-256 is the command's (below): the checksum, not TLS, vouches for it. The
+  // installer checks the pin before the token or any credential leaves it.
+  const insecure = pinned ? ' --insecure' : '';
   const curl = [
-    `curl -q -sS -L${direct}`,
+    `curl -q -sS -L${direct}${insecure}`,
     `--proto ${protocols}`,
     // DL-03's floor for a stalled transfer: less than 64 KiB in a minute ends this try.
     '--connect-timeout 30 --speed-limit 1092 --speed-time 60',

@@ -7,6 +7,7 @@ import type { DriverContext } from '../src/engine/driver.ts';
 import { driverOf } from '../src/engine/drivers/index.ts';
 import type { ServiceActual } from '../src/engine/drivers/service.ts';
 import { readNodeIdentity } from '../src/engine/node-state.ts';
+import { pinOrigin } from '../src/net/core-pin.ts';
 import { recordedResources } from '../src/engine/recorded.ts';
 import { nameOf, type Resource } from '../src/engine/resources.ts';
 import { changes } from '../src/engine/step.ts';
@@ -42,11 +43,15 @@ export interface CoreStatus {
     | 'unknown';
   node_id?: string;
   detail?: string;
+  /** The node's recorded pin (TRUST-01), when its identity could be read. */
+  core_pin?: string | null;
 }
 
 export interface NodeStatus {
   installation_id: string;
   core_url: string;
+  /** TRUST-01: the pin of Core's key the node trusts; null: the host's trust store. */
+  core_pin: string | null;
   resources: ResourceStatus[];
   service: { unit: string; enabled: boolean; active: boolean };
   core: CoreStatus;
@@ -89,6 +94,7 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   return {
     installation_id: id,
     core_url: recorded.core_url,
+    core_pin: core.core_pin ?? null,
     resources,
     service,
     core,
@@ -105,12 +111,16 @@ async function coreStatusOf(host: Host, names: Layout): Promise<CoreStatus> {
     return undefined;
   });
   if (damaged !== undefined) return { state: 'unknown', detail: damaged };
-  return proxyEnvForNode(host, names)
+  const core_pin = identity?.core_pin ?? null;
+  // TRUST-01: Core is asked as the node asks it, trusting its recorded pin alone.
+  if (identity !== undefined) pinOrigin(identity.core_url, core_pin);
+  const status: CoreStatus = await proxyEnvForNode(host, names)
     .then((proxyEnv) => askCore(identity, proxyEnv))
     .catch((error: unknown) => ({
       state: 'unknown' as const,
       detail: error instanceof Error ? error.message : String(error),
     }));
+  return { ...status, core_pin };
 }
 
 type Found = Pick<ResourceStatus, 'state' | 'detail'>;

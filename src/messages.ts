@@ -241,8 +241,7 @@ export const MESSAGES = {
     hint: 'Remove it on Nodes first, then run the uninstall command again (if Core is gone for good, add --force).',
   },
   core_pin_mismatch: {
-    message:
-      'Core at {origin} did not present the key the pin {pin} names; nothing was sent to it',
+    message: 'Core at {origin} did not present the key the pin {pin} names; nothing was sent to it',
     hint: "If Core's certificate authority was replaced, copy a fresh command from Web (it carries the new pin); otherwise something between this host and Core answers in its place.",
   },
   core_gone: {

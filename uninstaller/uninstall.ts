@@ -9,6 +9,7 @@ import { KEYS, resourceShape } from '../src/engine/desired.ts';
 import { directoryDriver } from '../src/engine/drivers/directory.ts';
 import type { Emit } from '../src/engine/events.ts';
 import { readNodeIdentity, readProviderImage } from '../src/engine/node-state.ts';
+import { pinOrigin } from '../src/net/core-pin.ts';
 import { recordedResources } from '../src/engine/recorded.ts';
 import { removeAll } from '../src/engine/remove.ts';
 import type { Resource } from '../src/engine/resources.ts';
@@ -157,6 +158,8 @@ async function askCore(
     });
   }
   if (identity === undefined) return 'never registered'; // nothing Core knows
+  // TRUST-01: the credential goes only to the key the node trusts.
+  pinOrigin(identity.core_url, identity.core_pin);
   const client = new CoreClient({
     // Through the proxy the node was installed with, unless the caller gives one.
     dispatcher: sharedDispatcher(await proxyEnvForNode(host, names)),

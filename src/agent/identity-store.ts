@@ -10,6 +10,7 @@ import { parseJsonWith } from '../json-file.ts';
 import { ensureDirectory, readIfExists, writeFileAtomic } from '../host/files.ts';
 import { canonicalUuid, nodeCredential, nodeIdentity, provider } from '../net/core-schemas.ts';
 import { STATE_FILES } from '../layout.ts';
+import { corePin } from '../net/core-pin.ts';
 
 const approved = z.object({
   provider_file_digest: z.string(),
@@ -22,6 +23,9 @@ export const storedIdentity = z.object({
   node_id: canonicalUuid,
   credential: nodeCredential,
   core_url: z.string().url(),
+  /** TRUST-01: the pin of Core's TLS key the node trusts for core_url; absent or null: the
+   *  host's trust store. The service, status and uninstall read it from here. */
+  core_pin: corePin.nullable().optional(),
   installation_id: z.string().min(1),
   name: z.string().min(1),
   provider,
@@ -68,7 +72,10 @@ export async function saveIdentity(stateDir: string, identity: StoredIdentity): 
 
 /** A new identity: a canonical random UUID and a 43-character URL-safe credential. */
 export function newIdentity(
-  fields: Pick<StoredIdentity, 'core_url' | 'installation_id' | 'name' | 'provider' | 'managed'>,
+  fields: Pick<
+    StoredIdentity,
+    'core_url' | 'core_pin' | 'installation_id' | 'name' | 'provider' | 'managed'
+  >,
 ): StoredIdentity {
   return {
     format: 1,

@@ -43,6 +43,7 @@ export function nodeHalfDesired(req: PrepareRequest, manifest: ReleaseManifest):
       stateDir: req.state_dir,
       configPath: paths.providerFile,
       coreUrl: req.core_url,
+      corePin: req.core_pin,
       name: req.name,
     },
   );

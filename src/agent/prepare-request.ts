@@ -4,6 +4,7 @@
 import * as z from 'zod';
 import { enrollmentToken, nodeConfiguration } from '../net/core-schemas.ts';
 import { isInstallationId } from '../layout.ts';
+import { corePin } from '../net/core-pin.ts';
 
 export const prepareRequest = z
   .strictObject({
@@ -11,6 +12,8 @@ export const prepareRequest = z
       .string()
       .refine((v): boolean => isInstallationId(v), 'not an installation ID (SEC-10)'),
     core_url: z.string().url(),
+    /** TRUST-01: the pin of Core's TLS key, or null for the host's trust store. */
+    core_pin: corePin.nullable().default(null),
     console_url: z.string().url(),
     name: z.string().min(1).max(200),
     token: enrollmentToken.nullable(),

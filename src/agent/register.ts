@@ -29,6 +29,8 @@ export interface RegisterRequest {
   configPath: string;
   stateDir: string;
   coreUrl: string;
+  /** TRUST-01: the pin of Core's TLS key, kept in the identity (null or absent: the host's store). */
+  corePin?: string | null;
   name: string;
   /** Manual registration reads the token from a private file (NODE-01)... */
   tokenFile?: string;
@@ -39,7 +41,7 @@ export interface RegisterRequest {
   clientFor?: (origin: string) => CoreClient;
 }
 
-export type RegisterOutcome = 'registered' | 'recovered' | 'unchanged';
+export type RegisterOutcome = 'registered' | 'recovered' | 'unchanged' | 'repinned';
 
 export async function registerNode(
   req: RegisterRequest,
@@ -71,20 +73,28 @@ export async function registerNode(
   try {
     const existing = await loadIdentity(req.stateDir);
     if (existing !== undefined) assertSameInstallation(existing, file, origin, req.stateDir);
-    if (existing !== undefined && isRegistered(existing))
-      return { outcome: 'unchanged', identity: existing };
+    const pin = req.corePin ?? null;
+    if (existing !== undefined && isRegistered(existing)) {
+      if ((existing.core_pin ?? null) === pin) return { outcome: 'unchanged', identity: existing };
+      const repinned = { ...existing, core_pin: pin };
+      await saveIdentity(req.stateDir, repinned);
+      return { outcome: 'repinned', identity: repinned };
+    }
     const identity =
-      existing ??
-      newIdentity({
-        core_url: origin,
-        installation_id: file.installation_id,
-        name: req.name,
-        provider: file.provider,
-        managed: req.managed,
-      });
+      existing === undefined
+        ? newIdentity({
+            core_url: origin,
+            core_pin: pin,
+            installation_id: file.installation_id,
+            name: req.name,
+            provider: file.provider,
+            managed: req.managed,
+          })
+        : { ...existing, core_pin: pin };
     redactor.add(identity.credential);
-    // ENR-02: on disk before Core hears of it.
-    if (existing === undefined) await saveIdentity(req.stateDir, identity);
+    // ENR-02: on disk before Core hears of it (with the pin this run trusts).
+    if (existing === undefined || (existing.core_pin ?? null) !== pin)
+      await saveIdentity(req.stateDir, identity);
     const recovered =
       existing === undefined ? undefined : await recoverLostEnrollment(client, identity);
     const enrolled = recovered ?? (await enroll(client, requireToken(token), identity, file));

@@ -206,6 +206,7 @@ function requestFor(
   return {
     installation_id: identity.installation_id,
     core_url: identity.core_url,
+    core_pin: identity.core_pin ?? null,
     console_url: identity.core_url,
     name: identity.name,
     token: null,

@@ -17,6 +17,7 @@ import { loadProviderFile } from './load-provider-file.ts';
 import { Rollout } from './rollout.ts';
 import { finishSwitch, loadServing } from './serving.ts';
 import { lockStateDirectory } from './state-lock.ts';
+import { pinOrigin } from '../net/core-pin.ts';
 
 export interface RunRequest {
   configPath: string;
@@ -52,6 +53,8 @@ export async function runNode(req: RunRequest): Promise<number> {
       );
     }
     redactor.add(identity.credential);
+    // TRUST-01: before any request, Core's origin trusts the recorded pin alone.
+    pinOrigin(identity.core_url, identity.core_pin);
     // A provider file that cannot be read at start is a configuration error: say so and exit.
     const file = await loadProviderFile(req.configPath);
     if (new URL(file.core_url).origin !== identity.core_url) {

@@ -134,6 +134,8 @@ export interface RegistrationResource extends Base {
   stateDir: string;
   configPath: string;
   coreUrl: string;
+  /** TRUST-01: the pin the node keeps for Core (null: the host's trust store). */
+  corePin: string | null;
   name: string;
 }
 

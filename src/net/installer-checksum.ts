@@ -3,7 +3,7 @@
 // `oac-node.gz`). `oac-node command` embeds it in the line it prints (BOOT-06): the line checks
 // the unpacked executable and keeps it under this name (BOOT-03). One bounded GET: SEC-01 URL policy, 10 s, 64 KiB, no redirects.
 import { request, type Dispatcher } from 'undici';
-import { OacError } from '../errors.ts';
+import { OacError, isOacError } from '../errors.ts';
 import { message } from '../messages.ts';
 import { defaultDispatcher, describeTransportError } from './http-json.ts';
 import { parseServiceUrl } from './url-policy.ts';
@@ -60,6 +60,7 @@ export async function fetchInstallerSha256(
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
+    if (isOacError(error)) throw error; // a pinned key not presented (TRUST-01)
     throw unreachable(describeTransportError(error), error);
   }
   if (response.statusCode !== 200) {

@@ -39,7 +39,10 @@ const loopback = renderInstallCommand({
   consoleUrl: 'http://127.0.0.1:8080',
   coreUrl: 'http://127.0.0.1:8080',
 });
-const ALL = { install, uninstall, uninstallForce, loopback };
+const PIN = `sha256:${'ab'.repeat(32)}`;
+const pinned = renderInstallCommand({ ...INPUT, corePin: PIN });
+const uninstallPinned = renderUninstallCommand({ ...INPUT, corePin: PIN });
+const ALL = { install, uninstall, uninstallForce, loopback, pinned, uninstallPinned };
 
 function occurrences(text: string, what: string): number {
   return text.split(what).length - 1;
@@ -516,4 +519,48 @@ test('docs/one-line-command.md shows the exact line rendered for its example val
     force: true,
   });
   assert.ok(doc.includes(`\n${uninstallExample}\n`), 'the uninstall example is the rendered line');
+});
+
+describe("TRUST-01 the pin of Core's key in the line", () => {
+  test('TRUST-01 the install line passes the pin to the installer as an argument (it is no secret)', () => {
+    assert.equal(occurrences(pinned, `--core-pin '${PIN}'`), 1);
+    assert.ok(
+      pinned.indexOf('--core-pin') > pinned.indexOf('install --core-url'),
+      'an argument of the installer',
+    );
+    assert.ok(!install.includes('--core-pin') && !uninstallPinned.includes('--core-pin'));
+  });
+
+  test('TRUST-01 only a pinned line skips the host store for the installer download, which the checksum vouches for', () => {
+    for (const line of [pinned, uninstallPinned]) {
+      assert.equal(occurrences(line, 'curl -q -sS -L --insecure --proto'), 1);
+      // The checksum check of the download is still there, after curl.
+      assert.ok(line.indexOf('v=$(sha256sum <"$x.part")') > line.indexOf('--insecure'));
+    }
+    for (const line of [install, uninstall, uninstallForce, loopback])
+      assert.ok(!line.includes('--insecure') && !line.includes(' -k '));
+  });
+
+  test('TRUST-01 a malformed pin, or a pin for a plain-http Core, is refused in one line', () => {
+    for (const bad of [
+      'sha256:AB',
+      `sha1:${'ab'.repeat(32)}`,
+      `${PIN}x`,
+      `sha256:${'AB'.repeat(32)}`,
+    ])
+      assert.throws(
+        () => renderInstallCommand({ ...INPUT, corePin: bad }),
+        (error: unknown) => error instanceof UsageError && !error.message.includes('\n'),
+      );
+    assert.throws(
+      () =>
+        renderInstallCommand({
+          ...INPUT,
+          consoleUrl: 'http://127.0.0.1:8080',
+          coreUrl: 'http://127.0.0.1:8080',
+          corePin: PIN,
+        }),
+      /https Core URL/,
+    );
+  });
 });

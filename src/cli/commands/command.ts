@@ -8,8 +8,11 @@ import {
   validateCoreUrl,
   validateInstallationId,
   validateSha256,
+  validateCorePin,
   validateToken,
 } from '../../../installer/one-liner.ts';
+import { pinOrigin } from '../../net/core-pin.ts';
+import { sharedDispatcher } from '../../net/dispatcher.ts';
 import { UsageError } from '../../errors.ts';
 import { fetchInstallerSha256 } from '../../net/installer-checksum.ts';
 
@@ -25,6 +28,7 @@ interface CommandArgs {
   force: boolean;
   'console-url'?: string;
   'installer-sha256'?: string;
+  'core-pin'?: string;
 }
 
 export interface CommandIo {
@@ -65,6 +69,11 @@ export const commandCommand: CommandModule<object, CommandArgs> = {
         type: 'string',
         describe: 'Where the console serves /node-install/ (default: the Core URL)',
       })
+      .option('core-pin', {
+        type: 'string',
+        describe:
+          "sha256:<hex> of Core's CA public key: the node then trusts that key alone for Core (TRUST-01)",
+      })
       .option('installer-sha256', {
         type: 'string',
         describe:
@@ -82,7 +91,9 @@ export const commandCommand: CommandModule<object, CommandArgs> = {
     await printCommand(argv, {
       stdin: process.stdin,
       stdout: (text) => process.stdout.write(text),
-      fetchSha256: (consoleUrl) => fetchInstallerSha256(consoleUrl),
+      // The shared dispatcher: the proxy variables, and the pin for Core's origin (TRUST-01).
+      fetchSha256: (consoleUrl) =>
+        fetchInstallerSha256(consoleUrl, { dispatcher: sharedDispatcher() }),
     });
   },
 };
@@ -97,17 +108,20 @@ export async function printCommand(args: CommandArgs, io: CommandIo): Promise<vo
   if (args.force && !args.uninstall) {
     throw new UsageError('--force goes with --uninstall only');
   }
+  const pin = args['core-pin'];
+  if (pin !== undefined) pinOrigin(coreUrl, validateCorePin(pin, coreUrl));
+  const corePin = pin === undefined ? {} : { corePin: pin };
   if (args.uninstall) {
     const installerSha256 = given ?? (await io.fetchSha256(consoleUrl));
     io.stdout(
-      `${renderUninstallCommand({ consoleUrl, installationId, installerSha256, force: args.force })}\n`,
+      `${renderUninstallCommand({ consoleUrl, installationId, installerSha256, force: args.force, ...corePin })}\n`,
     );
     return;
   }
   const token = await readToken(io.stdin);
   const installerSha256 = given ?? (await io.fetchSha256(consoleUrl));
   io.stdout(
-    `${renderInstallCommand({ consoleUrl, coreUrl, installationId, installerSha256, token })}\n`,
+    `${renderInstallCommand({ consoleUrl, coreUrl, installationId, installerSha256, token, ...corePin })}\n`,
   );
 }
 

@@ -9,6 +9,7 @@ import { hint, message } from '../../messages.ts';
 import { enrollmentToken } from '../../net/core-schemas.ts';
 import { PROXY_VARIABLES } from '../../net/proxy-env.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
+import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
 import { escapeControls, printable } from '../../ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { redactor } from '../../ui/redact.ts';
@@ -20,6 +21,7 @@ import { runUninstall } from './uninstall.ts';
 
 interface InstallArgs {
   'core-url'?: string;
+  'core-pin'?: string;
   'installation-id'?: string;
   'checkpoint-root'?: string;
   name?: string;
@@ -42,6 +44,10 @@ export const installCommand: CommandModule<object, InstallArgs> = {
   builder: (yargs: Argv) =>
     yargs
       .option('core-url', { type: 'string', describe: "Core's public URL" })
+      .option('core-pin', {
+        type: 'string',
+        describe: "Trust only this key for Core: sha256:<hex> of its CA's public key (TRUST-01)",
+      })
       .option('installation-id', { type: 'string', describe: "The Core installation's ID" })
       .option('checkpoint-root', {
         type: 'string',
@@ -90,7 +96,8 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     if (TOKEN_VARIABLES.some((name) => process.env[name] !== undefined)) refuseTokenInEnvironment();
     const coreUrl = required(argv['core-url'], '--core-url');
     const installationId = parseInstallationId(argv['installation-id']);
-    parseServiceUrl(coreUrl, 'The Core URL');
+    const coreOrigin = parseServiceUrl(coreUrl, 'The Core URL').origin;
+    const corePin = corePinArg(argv['core-pin'], coreOrigin);
     const checkpointRoot = checkpointRootArg(argv['checkpoint-root']);
     const name = nameArg(argv.name ?? hostname());
     const token = tokenFromStdin(await readStdin(TOKEN_STDIN_MAX_BYTES, 'the enrollment token'));
@@ -122,7 +129,8 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     const interruption = interruptOnSignals();
     const result = await install(
       {
-        coreUrl: new URL(coreUrl).origin,
+        coreUrl: coreOrigin,
+        corePin,
         installationId,
         name,
         dryRun: argv['dry-run'],
@@ -172,6 +180,17 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     if (argv['dry-run'] && result.report.changed) throw new ExitStatus(EXIT.usage);
   },
 };
+
+/** TRUST-01: from here on this process trusts exactly the pinned key for Core's origin, before
+ *  the token is read or Core is asked anything. A pin needs https (http has no key to pin). */
+function corePinArg(value: string | undefined, coreOrigin: string): string | null {
+  if (value === undefined) return null;
+  const pin = parseCorePin(value);
+  if (!coreOrigin.startsWith('https:'))
+    throw new UsageError('--core-pin goes with an https Core URL (plain http has no key to pin)');
+  pinOrigin(coreOrigin, pin);
+  return pin;
+}
 
 function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`${flag} is required`);

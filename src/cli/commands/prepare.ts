@@ -12,6 +12,7 @@ import type { EngineEvent } from '../../engine/events.ts';
 import { limitDownloadMemory } from '../../net/download-memory.ts';
 import { redactor } from '../../ui/redact.ts';
 import { readStdin } from '../stdin.ts';
+import { pinOrigin } from '../../net/core-pin.ts';
 
 export const prepareCommand: CommandModule = {
   command: '_prepare',
@@ -24,6 +25,8 @@ export const prepareCommand: CommandModule = {
       await readStdin(PREPARE_STDIN_MAX_BYTES, "one request from oac-node's installer"),
     );
     if (request.token !== null) redactor.add(request.token);
+    // TRUST-01: before any request, Core's origin trusts the pin alone (or the host's store).
+    pinOrigin(request.core_url, request.core_pin);
     // OPS-03: the installer stops this process group with SIGTERM when the operator interrupts;
     // the run stops at its next step boundary (a download keeps its part file).
     const stop = new AbortController();

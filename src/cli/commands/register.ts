@@ -2,6 +2,8 @@ import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { registerNode } from '../../agent/register.ts';
 import { printable } from '../../ui/printable.ts';
+import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
+import { parseServiceUrl } from '../../net/url-policy.ts';
 
 interface RegisterArgs {
   config: string;
@@ -9,6 +11,7 @@ interface RegisterArgs {
   'core-url': string;
   name: string;
   'enrollment-token-file': string;
+  'core-pin'?: string;
 }
 
 export const registerCommand: CommandModule<object, RegisterArgs> = {
@@ -27,6 +30,10 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
         describe: "The node's state directory",
       })
       .option('core-url', { type: 'string', demandOption: true, describe: "Core's public URL" })
+      .option('core-pin', {
+        type: 'string',
+        describe: "Trust only this key for Core: sha256:<hex> of its CA's public key (TRUST-01)",
+      })
       .option('name', { type: 'string', demandOption: true, describe: "The node's display name" })
       .option('enrollment-token-file', {
         type: 'string',
@@ -38,7 +45,10 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
         '',
       ) as unknown as Argv<RegisterArgs>,
   handler: async (argv) => {
+    const corePin = argv['core-pin'] === undefined ? null : parseCorePin(argv['core-pin']);
+    pinOrigin(parseServiceUrl(argv['core-url'], 'The Core URL').origin, corePin);
     const { outcome, identity } = await registerNode({
+      corePin,
       configPath: argv.config,
       stateDir: argv['state-dir'],
       coreUrl: argv['core-url'],
@@ -50,6 +60,7 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
       registered: 'Registered',
       recovered: 'Registered (recovered a lost answer)',
       unchanged: 'Already registered',
+      repinned: "Already registered; the pin of Core's key is updated",
     }[outcome];
     process.stdout.write(
       `${printable(`${what}: node ${identity.node_id} (${identity.name}) with Core at ${identity.core_url}`)}\n`,

@@ -42,7 +42,8 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
 };
 
 function renderStatus(s: NodeStatus): string {
-  const lines = [`Node of installation ${s.installation_id} (Core ${s.core_url})`];
+  const pinned = s.core_pin === null ? '' : `, its key pinned to ${s.core_pin}`;
+  const lines = [`Node of installation ${s.installation_id} (Core ${s.core_url}${pinned})`];
   const width = Math.max(...s.resources.map((r) => r.name.length), 4);
   for (const r of s.resources) {
     const state = r.state === 'present' ? 'present' : `${r.state}: ${r.detail ?? ''}`;

@@ -2,7 +2,7 @@
 // namespace: the host reaches it at 127.0.0.1 (loopback, so plain http is allowed: SEC-01, as
 // for the demo), and the test reaches it at the host's veth address.
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import type { E2eHost } from '../harness/host.ts';
 import { repoRoot } from '../harness/rootfs.ts';
 
@@ -13,6 +13,8 @@ export interface CoreInHost {
   outsideUrl: string;
   /** The release server, as the host reaches it: http://127.0.0.1:PORT. */
   releaseUrl: string;
+  /** With --tls: the pin of the Core's own CA (TRUST-01). */
+  corePin?: string;
   coreApi(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   stop(): Promise<void>;
 }
@@ -60,12 +62,25 @@ export async function startCoreInHost(host: E2eHost, args: string[]): Promise<Co
       }
     });
   });
-  const printed = JSON.parse(line) as { core_url: string; release_url: string; core_key: string };
+  const printed = JSON.parse(line) as {
+    core_url: string;
+    release_url: string;
+    core_key: string;
+    core_pin?: string;
+    ca_pem?: string;
+  };
   const outsideUrl = printed.core_url.replace('127.0.0.1', host.address);
+  // With --tls the test, as Web would, trusts the Core's CA; its certificate names 127.0.0.1,
+  // and the test reaches the Core at the host's address, so only the name check is skipped here.
+  const dispatcher =
+    printed.ca_pem === undefined
+      ? undefined
+      : new Agent({ connect: { ca: printed.ca_pem, checkServerIdentity: () => undefined } });
   return {
     coreUrl: printed.core_url,
     outsideUrl,
     releaseUrl: printed.release_url,
+    ...(printed.core_pin === undefined ? {} : { corePin: printed.core_pin }),
     async coreApi(method, path, body) {
       const r = await request(`${outsideUrl}${path}`, {
         method: method as 'GET',
@@ -74,6 +89,7 @@ export async function startCoreInHost(host: E2eHost, args: string[]): Promise<Co
           'content-type': 'application/json',
         },
         body: body === undefined ? undefined : JSON.stringify(body),
+        ...(dispatcher === undefined ? {} : { dispatcher }),
       });
       const text = await r.body.text();
       return { status: r.statusCode, body: text === '' ? null : (JSON.parse(text) as unknown) };
@@ -81,6 +97,7 @@ export async function startCoreInHost(host: E2eHost, args: string[]): Promise<Co
     async stop() {
       child.kill('SIGTERM');
       await exited;
+      await dispatcher?.close();
     },
   };
 }

@@ -1,0 +1,142 @@
+// Issue #14 (a), TRUST-01 end to end: the reference Core with --tls serves its API and console
+// under a private CA of its own, inside the throwaway host's network namespace. The pasted line
+// carries the pin of that CA; the host's trust store never learns the CA. A wrong pin ends
+// before the token leaves the installer (Core's request log shows no API request at all, and the
+// token is still unused); the pinned line installs a node that connects and becomes ready (the
+// service trusts the recorded pin), reruns with nothing to change, shows the pin in status, and
+// uninstalls after Core removed the node (uninstall asks Core under the same pin).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { E2eHost } from './harness/host.ts';
+import { diffSnapshots } from './harness/snapshot.ts';
+import type { CoreInHost } from './helpers/core-in-host.ts';
+import { fromLine } from './helpers/install-line.ts';
+import { testRelease } from './helpers/release.ts';
+import { withHostAndCore } from './helpers/with-host.ts';
+
+const release = testRelease();
+
+// The host's trust store as curl, OpenSSL and the installer read it.
+const TRUST_STORE =
+  'find /etc/ssl/certs /usr/local/share/ca-certificates /usr/share/ca-certificates -xdev -printf "%p %l\\n" 2>/dev/null | sort | sha256sum; sha256sum /etc/ssl/certs/ca-certificates.crt';
+
+interface Logged {
+  method: string;
+  path: string;
+}
+
+async function apiRequests(core: CoreInHost): Promise<Logged[]> {
+  const log = (await core.coreApi('GET', '/__fixture/requests')).body as Logged[];
+  return log.filter((r) => r.path.startsWith('/api/'));
+}
+
+async function nodes(core: CoreInHost) {
+  const body = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
+    nodes: Array<{ node_id: string; connected: boolean; provider_ready: boolean }>;
+  };
+  return body.nodes;
+}
+
+async function paste(host: E2eHost, command: string) {
+  return host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
+}
+
+test('TRUST-01 issue #14 (a): a private-CA Core: the pinned line installs, reruns, shows and uninstalls; a wrong pin sends nothing', async () => {
+  const dir = await release.dir();
+  await withHostAndCore(['--release-dir', dir, '--tls'], async (host, core) => {
+    const pin = core.corePin ?? '';
+    assert.match(pin, /^sha256:[0-9a-f]{64}$/);
+    const trustBefore = await host.shOk(TRUST_STORE);
+    const pristine = await host.snapshot();
+
+    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
+    const { command } = issued.body as { command: string };
+    assert.equal(command.split(`--core-pin '${pin}'`).length, 2, 'the line carries the pin');
+    const { installationId, uninstall } = fromLine(command);
+
+    // A wrong pin: the installer refuses before its first request to Core.
+    const wrongPin = `sha256:${'0'.repeat(64)}`;
+    const wrong = await paste(host, command.replace(pin, wrongPin));
+    assert.equal(wrong.status, 1, `${wrong.stdout}\n${wrong.stderr}`);
+    assert.match(
+      wrong.stderr,
+      new RegExp(`did not present the key the pin ${wrongPin} names; nothing was sent to it`),
+    );
+    assert.deepEqual(await apiRequests(core), [], 'no request reached the API, so no token');
+    assert.deepEqual(diffSnapshots(pristine, await host.snapshot()), [], 'the host is unchanged');
+
+    // Without a pin the host's own store decides, and it does not know this CA.
+    const installer = uninstall[3] ?? '';
+    const unpinned = await host.exec(
+      [installer, 'install', '--core-url', core.coreUrl, '--installation-id', installationId],
+      { stdin: `${(issued.body as { token: string }).token}\n` },
+    );
+    assert.equal(unpinned.status, 1, unpinned.stdout);
+    assert.match(unpinned.stderr, /TLS|certificate/i);
+    assert.deepEqual(await apiRequests(core), [], 'an unverified Core got nothing either');
+
+    // The pinned line: the same token, unused so far.
+    const installed = await paste(host, command);
+    const logs =
+      installed.status === 0
+        ? ''
+        : (await host.sh('journalctl -u "oac-node-*" --no-pager | tail -40')).stdout;
+    assert.equal(installed.status, 0, `${installed.stdout}\n${installed.stderr}\n${logs}`);
+    const listed = await nodes(core);
+    assert.deepEqual(
+      listed.map((n) => [n.connected, n.provider_ready]),
+      [[true, true]],
+      'the service reached Core under the pin',
+    );
+
+    // A rerun of the same line: nothing to change, the pin kept.
+    const rerun = await paste(host, command);
+    assert.equal(rerun.status, 0, `${rerun.stdout}\n${rerun.stderr}`);
+    const dry = await host.exec(
+      [
+        installer,
+        'install',
+        '--core-url',
+        core.coreUrl,
+        '--core-pin',
+        pin,
+        '--installation-id',
+        installationId,
+        '--dry-run',
+      ],
+      { stdin: '' },
+    );
+    assert.equal(dry.status, 0, `DECL: nothing would change\n${dry.stdout}\n${dry.stderr}`);
+
+    const status = await host.exec([
+      installer,
+      'status',
+      '--installation-id',
+      installationId,
+      '--json',
+    ]);
+    assert.equal(status.status, 0, `${status.stdout}\n${status.stderr}`);
+    const shown = JSON.parse(status.stdout) as { core_pin: string; core: { state: string } };
+    assert.deepEqual([shown.core_pin, shown.core.state], [pin, 'ready']);
+    const text = await host.exec([installer, 'status', '--installation-id', installationId]);
+    assert.match(text.stdout, new RegExp(`its key pinned to ${pin}\\)$`, 'm'));
+
+    // Uninstall asks Core, under the recorded pin, whether the node is gone.
+    const still = await host.exec(uninstall);
+    assert.equal(still.status, 1, still.stdout);
+    assert.match(still.stderr, /^oac-node: Core still lists this node$/m);
+    const nodeId = listed[0]?.node_id ?? '';
+    assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
+    await host.shOk(
+      `for i in $(seq 100); do systemctl is-active --quiet oac-node-${installationId}.service || exit 0; sleep 0.1; done; exit 1`,
+    );
+    const removed = await host.exec(uninstall);
+    assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
+    const differences = diffSnapshots(pristine, await host.snapshot());
+    assert.ok(
+      differences.every((line) => /docker ?images?/i.test(line)),
+      `only the kept image differs:\n${differences.join('\n')}`,
+    );
+    assert.equal(await host.shOk(TRUST_STORE), trustBefore, "the host's trust store is untouched");
+  });
+});
