@@ -8,8 +8,9 @@ import type { NodeConfiguration } from '../src/net/core-schemas.ts';
 
 export interface InstallOptions {
   coreUrl: string;
-  /** TRUST-01: the pin of Core's TLS key (`sha256:<hex>`), or null for the host's trust store. */
-  corePin: string | null;
+  /** TRUST-01: the pin of Core's TLS key (`sha256:<hex>`), null for the host's trust store
+   *  (`--core-pin none`), undefined for the one the node recorded (install resolves it first). */
+  corePin?: string | null;
   installationId: InstallationId;
   name: string;
   dryRun: boolean;

@@ -17,6 +17,7 @@ import { Host } from '../src/host/host.ts';
 import { NODE_HOME, NODE_USER, layout } from '../src/layout.ts';
 import { hint, message } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
+import { pinOrigin } from '../src/net/core-pin.ts';
 import type { InstallContext, InstallOptions } from './context.ts';
 import { withInstallerLock } from '../records/lock.ts';
 import { preflight } from './preflight.ts';
@@ -51,10 +52,13 @@ export const INSTALL_PHASES = [
   { id: 'ready', title: 'Wait until Core reports the node connected and ready' },
 ];
 
-export async function install(req: InstallRequest, emit: Emit): Promise<InstallResult> {
-  const host = new Host(req.root);
+export async function install(given: InstallRequest, emit: Emit): Promise<InstallResult> {
+  const host = new Host(given.root);
   return withInstallerLock(host, async () => {
-    const names = layout(req.installationId);
+    const names = layout(given.installationId);
+    const req = { ...given, corePin: await corePinFor(host, names, given) };
+    // TRUST-01: from here on Core's origin trusts the pin alone, before the token is sent.
+    pinOrigin(req.coreUrl, req.corePin);
     const journal = await Journal.open(host, req.installationId, req.coreUrl);
     const ctx: InstallContext = {
       host,
@@ -84,6 +88,19 @@ export async function install(req: InstallRequest, emit: Emit): Promise<InstallR
     const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal);
     return { report, nodeId, provider };
   });
+}
+
+/** The pin this run trusts: the one given (`none`: null), else the one the node recorded, so a
+ *  line without a pin (an older one, from the shell's history) never lowers a node's trust. */
+async function corePinFor(
+  host: Host,
+  names: ReturnType<typeof layout>,
+  req: InstallRequest,
+): Promise<string | null> {
+  if (req.corePin !== undefined) return req.corePin;
+  const identity = await readNodeIdentity(host, names).catch(() => undefined);
+  if (identity === undefined || identity.core_url !== req.coreUrl) return null;
+  return identity.core_pin ?? null;
 }
 
 async function recordRegisteredNode(ctx: InstallContext): Promise<void> {
@@ -130,6 +147,7 @@ async function reconcileInstallation(ctx: InstallContext, req: InstallRequest): 
     provider: configuration.provider,
     group: providerGroup.name,
     coreUrl: req.coreUrl,
+    corePin: req.corePin ?? null,
     checkpointRoot: req.checkpointRoot,
     proxyEnv: req.proxyEnv,
     // The running installer: hashed only when its stamp changed since a run hashed it.

@@ -89,6 +89,8 @@ export const LINE_EXIT = {
 /** The directory under $HOME that keeps the verified installers (BOOT-03). */
 export const BOOTSTRAP_DIR = '.oac/node-bootstrap';
 export const DOWNLOAD_TRIES = 3;
+/** TRUST-01: a pinned line's unverified download stops beyond this (curl exit 63: a retry). */
+export const PINNED_DOWNLOAD_MAX_BYTES = 512 * 1024 * 1024;
 /** How long a second command waits for another one that holds the bootstrap lock. */
 export const LOCK_WAIT_SECONDS = 600;
 
@@ -348,8 +350,9 @@ function download(consoleUrl: string, pinned: boolean): string {
   // TRUST-01: behind a private CA the host's store cannot check the console, and curl can pin
   // only a server's own key, not a CA's. This request carries no secret, and what it fetches runs
   // only once its SHA-256 is the command's (below): the checksum, not TLS, vouches for it. The
-  // installer checks the pin before the token or any credential leaves it.
-  const insecure = pinned ? ' --insecure' : '';
+  // installer checks the pin before the token or any credential leaves it. Anyone on the path
+  // can then answer, so the answer is capped (the installer is under 100 MiB).
+  const insecure = pinned ? ` --insecure --max-filesize ${PINNED_DOWNLOAD_MAX_BYTES}` : '';
   const curl = [
     `curl -q -sS -L${direct}${insecure}`,
     `--proto ${protocols}`,

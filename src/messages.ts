@@ -242,7 +242,7 @@ export const MESSAGES = {
   },
   core_pin_mismatch: {
     message: 'Core at {origin} did not present the key the pin {pin} names; nothing was sent to it',
-    hint: "If Core's certificate authority was replaced, copy a fresh command from Web (it carries the new pin); otherwise something between this host and Core answers in its place.",
+    hint: "Pin a certificate the server sends (below; most servers send their CA's intermediate but not the root). If Core's CA was replaced, copy a fresh command from Web; otherwise something between this host and Core answers in its place.",
   },
   core_gone: {
     message: 'Cannot ask Core at {origin} whether the node was removed: {reason}',

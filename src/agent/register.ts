@@ -69,17 +69,21 @@ export async function registerNode(
   )(origin);
 
   await ensureStateDirectory(req.stateDir);
+  const pin = req.corePin ?? null;
+  // A registered node is not registered again: only its pin may change. Without the state lock,
+  // which its running service holds: the service reads the identity only when it starts (the
+  // installer restarts it after a new pin), and the file is replaced whole.
+  const registered = await loadIdentity(req.stateDir);
+  if (registered !== undefined && isRegistered(registered)) {
+    assertSameInstallation(registered, file, origin, req.stateDir);
+    return repin(client, req.stateDir, registered, pin);
+  }
   const release = await lockStateDirectory(req.stateDir);
   try {
     const existing = await loadIdentity(req.stateDir);
     if (existing !== undefined) assertSameInstallation(existing, file, origin, req.stateDir);
-    const pin = req.corePin ?? null;
-    if (existing !== undefined && isRegistered(existing)) {
-      if ((existing.core_pin ?? null) === pin) return { outcome: 'unchanged', identity: existing };
-      const repinned = { ...existing, core_pin: pin };
-      await saveIdentity(req.stateDir, repinned);
-      return { outcome: 'repinned', identity: repinned };
-    }
+    if (existing !== undefined && isRegistered(existing))
+      return await repin(client, req.stateDir, existing, pin);
     const identity =
       existing === undefined
         ? newIdentity({
@@ -104,6 +108,21 @@ export async function registerNode(
   } finally {
     await release();
   }
+}
+
+/** TRUST-01: a registered node's pin, changed only once Core answers under the new one (a
+ *  mistyped pin would otherwise cut the node off at its next start). */
+async function repin(
+  client: CoreClient,
+  stateDir: string,
+  identity: RegisteredIdentity,
+  pin: string | null,
+): Promise<{ outcome: RegisterOutcome; identity: RegisteredIdentity }> {
+  if ((identity.core_pin ?? null) === pin) return { outcome: 'unchanged', identity };
+  await client.identity(identity.node_id, identity.credential);
+  const repinned = { ...identity, core_pin: pin };
+  await saveIdentity(stateDir, repinned);
+  return { outcome: 'repinned', identity: repinned };
 }
 
 function requireToken(token: string | undefined): string {

@@ -34,6 +34,8 @@ export interface DesiredInputs {
   group: string;
   /** Core's origin, as the node enrolls with it. */
   coreUrl: string;
+  /** TRUST-01: the pin of Core's key the service reads at start (null: the host's store). */
+  corePin: string | null;
   checkpointRoot?: string;
   /** The six proxy variables of this run (HOST-06). */
   proxyEnv: Record<string, string>;
@@ -173,19 +175,24 @@ export function desired(inputs: DesiredInputs): Resource[] {
     if (r.key === KEYS.envFile && r.kind === 'file')
       return { ...r, sha256: digests.env, ...(env === undefined ? {} : { content: env }) };
     if (r.kind === 'unit') return { ...r, sha256: digests.unit, content: unit };
-    if (r.kind === 'service') return { ...r, inputs: serviceInputs(r, digests, inputs.group) };
+    if (r.kind === 'service')
+      return { ...r, inputs: serviceInputs(r, digests, inputs.group, inputs.corePin) };
     return r;
   });
 }
 
 /** DECL-03: one digest of what the service reads when it starts: its unit, its env file, its
- *  program and its account's provider group. A different digest means a restart. */
+ *  program, its account's provider group and the pin of Core's key (read from the node's
+ *  identity at start, TRUST-01). A different digest means a restart. Without a pin the digest is
+ *  what it was before pins existed, so an upgrade alone restarts nothing. */
 function serviceInputs(
   service: ServiceResource,
   digests: { unit: string; env: string | null; program: string },
   group: string,
+  corePin: string | null,
 ): string {
-  return sha256(JSON.stringify({ service: service.unit, ...digests, groups: [group] }));
+  const pin = corePin === null ? {} : { core_pin: corePin };
+  return sha256(JSON.stringify({ service: service.unit, ...digests, groups: [group], ...pin }));
 }
 
 function rootDir(

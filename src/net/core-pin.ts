@@ -10,12 +10,17 @@ import { UsageError } from '../errors.ts';
 export const corePin = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 export type CorePin = z.infer<typeof corePin>;
 
-/** The command line's pin, or one line saying what it must look like (exit 2). */
-export function parseCorePin(value: string): CorePin {
+/** `--core-pin none`: drop a recorded pin (the host's trust store from now on). */
+export const NO_PIN = 'none';
+
+/** The command line's pin for an https Core, or one line saying what to fix (exit 2). */
+export function parseCorePin(value: string, coreOrigin: string): CorePin {
   if (!corePin.safeParse(value).success)
     throw new UsageError(
-      "--core-pin must be sha256: and 64 lowercase hexadecimal digits (the SHA-256 of Core's CA public key, as Web prints it)",
+      "--core-pin must be sha256: and 64 lowercase hexadecimal digits (the SHA-256 of Core's CA public key, as Web prints it), or none",
     );
+  if (!coreOrigin.startsWith('https:'))
+    throw new UsageError('--core-pin goes with an https Core URL (plain http has no key to pin)');
   return value;
 }
 
@@ -25,13 +30,20 @@ export function pinOf(certificate: X509Certificate): CorePin {
   return `sha256:${createHash('sha256').update(spki).digest('hex')}`;
 }
 
-/** The presented certificate (DER, leaf first) whose key is the pinned one, as PEM. */
-export function pinnedCertificate(chain: readonly Buffer[], pin: CorePin): string | undefined {
+/** The presented certificate (DER, leaf first) whose key is the pinned one, as PEM; else the
+ *  pins of what was presented (public values: they name the keys to choose from). */
+export function pinnedCertificate(
+  chain: readonly Buffer[],
+  pin: CorePin,
+): { pem: string } | { presented: CorePin[] } {
+  const presented: CorePin[] = [];
   for (const der of chain) {
     const certificate = new X509Certificate(der);
-    if (pinOf(certificate) === pin) return certificate.toString();
+    const its = pinOf(certificate);
+    if (its === pin) return { pem: certificate.toString() };
+    presented.push(its);
   }
-  return undefined;
+  return { presented };
 }
 
 // The process's pins, by origin (`https://host:port`). Set once by the command that learns the

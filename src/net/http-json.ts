@@ -1,17 +1,17 @@
 // One JSON exchange over undici: bounded in time and in size, credentials only in headers.
 // Transport failures become NetworkError so callers can tell "Core did not answer" (retryable)
 // from "Core answered" (a status to map).
-import { Agent, request, type Dispatcher } from 'undici';
-import { hostTls } from './tls.ts';
+import { request, type Dispatcher } from 'undici';
+import { sharedDispatcher } from './dispatcher.ts';
 import { isOacError } from '../errors.ts';
 
 const MAX_RESPONSE_BYTES = 1024 * 1024; // Core's JSON answers are a few KiB
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
-let sharedAgent: Agent | undefined;
+/** The process's routing dispatcher: the proxy variables, and the pins (TRUST-01), so a caller
+ *  that names no dispatcher cannot bypass either. */
 export function defaultDispatcher(): Dispatcher {
-  sharedAgent ??= new Agent({ connectTimeout: DEFAULT_TIMEOUT_MS, connect: hostTls() });
-  return sharedAgent;
+  return sharedDispatcher();
 }
 
 export class NetworkError extends Error {

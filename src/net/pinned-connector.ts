@@ -73,9 +73,12 @@ async function discoverAnchor(o: PinnedConnectorOptions, target: Target): Promis
   } finally {
     socket.destroy();
   }
-  const pem = pinnedCertificate(chain, o.pin);
-  if (pem === undefined) throw oacError('core_pin_mismatch', { origin: o.origin, pin: o.pin });
-  return pem;
+  const found = pinnedCertificate(chain, o.pin);
+  if ('pem' in found) return found.pem;
+  const details = found.presented.map(
+    (pin, i) => `${i === 0 ? 'server certificate' : `CA certificate ${i}`}: ${pin}`,
+  );
+  throw oacError('core_pin_mismatch', { origin: o.origin, pin: o.pin }, { details });
 }
 
 /** The certificates the server presented, leaf first, each once. */
@@ -105,12 +108,19 @@ function handshake(
 ): Promise<TLSSocket> {
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
   return new Promise((resolve, reject) => {
-    const socket = tlsConnect({
-      socket: stream,
-      host, // what the server's certificate is checked against
-      ...(isIP(host) === 0 ? { servername: host } : {}), // SNI carries names only (RFC 6066)
-      ...tls,
-    });
+    let socket: TLSSocket;
+    try {
+      socket = tlsConnect({
+        socket: stream,
+        host, // what the server's certificate is checked against
+        ...(isIP(host) === 0 ? { servername: host } : {}), // SNI carries names only (RFC 6066)
+        ...tls,
+      });
+    } catch (error) {
+      stream.destroy();
+      reject(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
     const fail = (error: Error) => {
       clearTimeout(timer);
       socket.destroy();
@@ -163,6 +173,7 @@ export function tunnelStreams(
       const authority = `${t.hostname}:${t.port}`;
       const tunnel: Promise<{ socket: Duplex; statusCode: number }> = client.connect({
         path: authority,
+        signal: AbortSignal.timeout(timeoutMs), // a proxy that never answers CONNECT
         headers: {
           host: authority,
           ...(authorization === undefined ? {} : { 'proxy-authorization': authorization }),

@@ -7,6 +7,8 @@
 // uninstalls after Core removed the node (uninstall asks Core under the same pin).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { connect } from 'node:tls';
+import { pinOf } from '../../src/net/core-pin.ts';
 import type { E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import type { CoreInHost } from './helpers/core-in-host.ts';
@@ -35,6 +37,37 @@ async function nodes(core: CoreInHost) {
     nodes: Array<{ node_id: string; connected: boolean; provider_ready: boolean }>;
   };
   return body.nodes;
+}
+
+/** What status says of the pin and of Core. */
+async function pinShown(host: E2eHost, installer: string, installationId: string) {
+  const status = await host.exec([
+    installer,
+    'status',
+    '--installation-id',
+    installationId,
+    '--json',
+  ]);
+  assert.equal(status.status, 0, `${status.stdout}\n${status.stderr}`);
+  const shown = JSON.parse(status.stdout) as { core_pin: string; core: { state: string } };
+  return [shown.core_pin, shown.core.state];
+}
+
+/** The pin of the server certificate's own key, as the test sees the Core from outside. */
+async function serverKeyPin(core: CoreInHost): Promise<string> {
+  const { hostname, port } = new URL(core.outsideUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(
+      { host: hostname, port: Number(port), rejectUnauthorized: false },
+      () => {
+        const leaf = socket.getPeerX509Certificate();
+        socket.destroy();
+        if (leaf === undefined) reject(new Error('no certificate'));
+        else resolve(pinOf(leaf));
+      },
+    );
+    socket.once('error', reject);
+  });
 }
 
 async function paste(host: E2eHost, command: string) {
@@ -108,18 +141,44 @@ test('TRUST-01 issue #14 (a): a private-CA Core: the pinned line installs, rerun
     );
     assert.equal(dry.status, 0, `DECL: nothing would change\n${dry.stdout}\n${dry.stderr}`);
 
-    const status = await host.exec([
-      installer,
-      'status',
-      '--installation-id',
-      installationId,
-      '--json',
-    ]);
-    assert.equal(status.status, 0, `${status.stdout}\n${status.stderr}`);
-    const shown = JSON.parse(status.stdout) as { core_pin: string; core: { state: string } };
-    assert.deepEqual([shown.core_pin, shown.core.state], [pin, 'ready']);
+    assert.deepEqual(await pinShown(host, installer, installationId), [pin, 'ready']);
     const text = await host.exec([installer, 'status', '--installation-id', installationId]);
     assert.match(text.stdout, new RegExp(`its key pinned to ${pin}\\)$`, 'm'));
+
+    // An older line without the pin (from the shell's history) keeps the node's recorded pin:
+    // the kept installer is reused, so nothing is downloaded either.
+    const unpinnedLine = command
+      .replace(` --core-pin '${pin}'`, '')
+      .replace(' --insecure --max-filesize 536870912', '');
+    assert.ok(!unpinnedLine.includes('--core-pin') && !unpinnedLine.includes('--insecure'));
+    const older = await paste(host, unpinnedLine);
+    assert.equal(older.status, 0, `${older.stdout}\n${older.stderr}`);
+    assert.deepEqual(await pinShown(host, installer, installationId), [pin, 'ready']);
+
+    // Another key of the same chain (the server's own): the plan says so, the run records it
+    // and restarts the service, which reconnects under it.
+    const leafPin = await serverKeyPin(core);
+    const pinArgs = [
+      '--core-url',
+      core.coreUrl,
+      '--core-pin',
+      leafPin,
+      '--installation-id',
+      installationId,
+    ];
+    const plan = await host.exec([installer, 'install', ...pinArgs, '--dry-run'], { stdin: '' });
+    assert.equal(plan.status, 2, `${plan.stdout}\n${plan.stderr}`);
+    assert.ok(
+      plan.stdout.includes(`trust the key ${leafPin} for Core (was the key ${pin})`),
+      plan.stdout,
+    );
+    const repinned = await host.exec([installer, 'install', ...pinArgs], {
+      stdin: '',
+      timeoutMs: 600_000,
+    });
+    assert.equal(repinned.status, 0, `${repinned.stdout}\n${repinned.stderr}`);
+    assert.match(repinned.stdout, /restarted/);
+    assert.deepEqual(await pinShown(host, installer, installationId), [leafPin, 'ready']);
 
     // Uninstall asks Core, under the recorded pin, whether the node is gone.
     const still = await host.exec(uninstall);

@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { makeCoreTls, spkiPin, type CoreTls } from '../../fixtures/core/tls.ts';
-import { isOacError } from '../../src/errors.ts';
+import { UsageError, isOacError } from '../../src/errors.ts';
+import { parseCorePin, pinOrigin, processPins } from '../../src/net/core-pin.ts';
 import { createDispatcher } from '../../src/net/dispatcher.ts';
 import type { ProxyEnv } from '../../src/net/proxy-env.ts';
 import { loopbackLookup, startRecordingProxy, type RecordingProxy } from '../helpers/proxy.ts';
@@ -36,6 +37,7 @@ let good: CoreTls;
 let core: Counted; // the genuine Core: server certificate for core.test under good's CA
 let impostor: Counted; // its own certificate for core.test, and good's CA certificate beside it
 let proxy: RecordingProxy;
+let leafOnly: Counted; // the genuine certificate, sent without its CA (as many servers do)
 
 before(async () => {
   good = makeCoreTls(['localhost', 'core.test']);
@@ -44,10 +46,11 @@ before(async () => {
   const otherLeaf = other.cert.slice(0, other.cert.indexOf(other.ca));
   impostor = await serve(other.key, `${otherLeaf}${good.ca}`);
   proxy = await startRecordingProxy({ names: NAMES });
+  leafOnly = await serve(good.key, leafOf(good));
 });
 after(async () => {
-  for (const s of [core, impostor]) s.server.closeAllConnections();
-  await Promise.all([core, impostor].map((s) => new Promise((r) => s.server.close(r))));
+  for (const s of [core, impostor, leafOnly]) s.server.closeAllConnections();
+  await Promise.all([core, impostor, leafOnly].map((s) => new Promise((r) => s.server.close(r))));
   await proxy.close();
 });
 
@@ -55,12 +58,13 @@ function leafOf(tls: CoreTls): string {
   return tls.cert.slice(0, tls.cert.indexOf(tls.ca));
 }
 
-async function get(url: string, pin: string | undefined, env: ProxyEnv = {}) {
+async function get(url: string, pin: string | undefined, env: ProxyEnv = {}, ca?: string) {
   const origin = new URL(url).origin;
   const dispatcher = createDispatcher({
     env,
     lookup: loopbackLookup(NAMES),
     pins: new Map(pin === undefined ? [] : [[origin, pin]]),
+    ...(ca === undefined ? {} : { ca }),
   });
   try {
     const res = await request(url, {
@@ -142,4 +146,42 @@ test('TRUST-01 DL-04 a pinned origin behind a proxy: both handshakes ride CONNEC
     (error: unknown) => isOacError(error) && error.code === 'core_pin_mismatch',
   );
   assert.equal(core.requests.length, seen);
+});
+
+test('TRUST-01 a wrong pin is refused even where the trust store would accept the server', async () => {
+  const before = core.requests.length;
+  const wrong = makeCoreTls().pin;
+  // `ca` stands in for a host store that trusts Core's CA: the pin still decides alone.
+  await assert.rejects(
+    get(`https://core.test:${core.port}/x`, wrong, {}, good.ca),
+    (error: unknown) => isOacError(error) && error.code === 'core_pin_mismatch',
+  );
+  assert.equal(core.requests.length, before);
+  assert.equal((await get(`https://core.test:${core.port}/x`, undefined, {}, good.ca)).status, 200);
+});
+
+test('TRUST-01 a server that sends no CA certificate: the refusal lists the keys it did present', async () => {
+  await assert.rejects(get(`https://core.test:${leafOnly.port}/x`, good.pin), (error: unknown) => {
+    assert.ok(isOacError(error) && error.code === 'core_pin_mismatch', String(error));
+    assert.deepEqual(error.details, [`server certificate: ${spkiPin(leafOf(good))}`]);
+    assert.match(error.hint ?? '', /a certificate the server sends/);
+    return true;
+  });
+  assert.deepEqual(leafOnly.requests, []);
+  // Its own key is presented, so pinning that works.
+  const res = await get(`https://core.test:${leafOnly.port}/x`, spkiPin(leafOf(good)));
+  assert.equal(res.status, 200);
+});
+
+test('TRUST-01 pins are kept by origin: a default port and upper case name the same origin', () => {
+  pinOrigin('https://CORE.test:443/some/path', good.pin);
+  assert.equal(processPins().get('https://core.test'), good.pin);
+  pinOrigin('https://core.test', null);
+  assert.equal(processPins().has('https://core.test'), false);
+});
+
+test('TRUST-01 --core-pin: malformed, or for a plain-http Core, is one usage line', () => {
+  assert.throws(() => parseCorePin('sha256:12', 'https://core.test'), UsageError);
+  assert.throws(() => parseCorePin(good.pin, 'http://127.0.0.1:8080'), /https Core URL/);
+  assert.equal(parseCorePin(good.pin, 'https://core.test'), good.pin);
 });

@@ -49,6 +49,7 @@ function rootHalf(proxyEnv: Record<string, string> = {}) {
     provider: 'docker',
     group: 'docker',
     coreUrl: CORE,
+    corePin: null,
     proxyEnv,
     program: { source: program, sha256: sha256(readFileSync(program)) },
   }).filter((r) => r.phase !== 'prepare');

@@ -2,6 +2,7 @@
 // outputs: the resources, in order, for each provider; the properties an install knows; the
 // service's digest of what it reads (DECL-03).
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { desired, resourceShape, type DesiredInputs } from '../../src/engine/desired.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
@@ -12,6 +13,7 @@ const inputs: DesiredInputs = {
   provider: 'docker',
   group: 'docker',
   coreUrl: 'https://core.example',
+  corePin: null,
   proxyEnv: {},
   program: { source: '/tmp/oac-node', sha256: 'a'.repeat(64) },
 };
@@ -92,6 +94,27 @@ test('DECL-03 the service digest changes with its unit, env file, program and gr
     { ...inputs, program: { source: '/x', sha256: 'b'.repeat(64) } },
     { ...inputs, coreUrl: 'https://other.example' },
     { ...inputs, group: 'docker2' },
+    // TRUST-01: the service reads the pin from the identity at start; a new pin restarts it.
+    { ...inputs, corePin: `sha256:${'c'.repeat(64)}` },
   ])
     assert.notEqual(digest(changed), base, JSON.stringify(changed));
+});
+
+test('TRUST-01 DECL-03 without a pin the service digest is the one nodes from before pins recorded', () => {
+  const s = desired(inputs).find((r) => r.kind === 'service');
+  // The pre-pin formula: an upgrade alone must not restart every unpinned node.
+  const unit = desired(inputs).find((r) => r.kind === 'unit');
+  const u = unit?.kind === 'unit' ? unit.sha256 : '';
+  const old = createHash('sha256')
+    .update(
+      JSON.stringify({
+        service: s?.kind === 'service' ? s.unit : '',
+        unit: u,
+        env: null,
+        program: 'a'.repeat(64),
+        groups: ['docker'],
+      }),
+    )
+    .digest('hex');
+  assert.equal(s?.kind === 'service' ? s.inputs : undefined, old);
 });

@@ -23,6 +23,7 @@ const list = desired({
   provider: 'docker',
   group: 'docker',
   coreUrl: 'https://core.example',
+  corePin: null,
   proxyEnv: { http_proxy: 'http://p.test:3128' },
   program: { source: '/tmp/oac-node', sha256: 'a'.repeat(64) },
 });

@@ -72,7 +72,7 @@ export const commandCommand: CommandModule<object, CommandArgs> = {
       .option('core-pin', {
         type: 'string',
         describe:
-          "sha256:<hex> of Core's CA public key: the node then trusts that key alone for Core (TRUST-01)",
+          "sha256:<hex> of Core's CA public key: the node then trusts that key alone for Core",
       })
       .option('installer-sha256', {
         type: 'string',

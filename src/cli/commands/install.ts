@@ -9,7 +9,7 @@ import { hint, message } from '../../messages.ts';
 import { enrollmentToken } from '../../net/core-schemas.ts';
 import { PROXY_VARIABLES } from '../../net/proxy-env.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
-import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
+import { NO_PIN, parseCorePin } from '../../net/core-pin.ts';
 import { escapeControls, printable } from '../../ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { redactor } from '../../ui/redact.ts';
@@ -46,7 +46,8 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       .option('core-url', { type: 'string', describe: "Core's public URL" })
       .option('core-pin', {
         type: 'string',
-        describe: "Trust only this key for Core: sha256:<hex> of its CA's public key (TRUST-01)",
+        describe:
+          "Trust only this key for Core: sha256:<hex> of its CA's public key (none: the host's CAs; default: the node's recorded pin)",
       })
       .option('installation-id', { type: 'string', describe: "The Core installation's ID" })
       .option('checkpoint-root', {
@@ -181,15 +182,12 @@ export const installCommand: CommandModule<object, InstallArgs> = {
   },
 };
 
-/** TRUST-01: from here on this process trusts exactly the pinned key for Core's origin, before
- *  the token is read or Core is asked anything. A pin needs https (http has no key to pin). */
-function corePinArg(value: string | undefined, coreOrigin: string): string | null {
-  if (value === undefined) return null;
-  const pin = parseCorePin(value);
-  if (!coreOrigin.startsWith('https:'))
-    throw new UsageError('--core-pin goes with an https Core URL (plain http has no key to pin)');
-  pinOrigin(coreOrigin, pin);
-  return pin;
+/** TRUST-01: the pin given (checked before the token is read), `none` for the host's trust
+ *  store, or undefined: the node's recorded pin, which install looks up first. */
+function corePinArg(value: string | undefined, coreOrigin: string): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === NO_PIN) return null;
+  return parseCorePin(value, coreOrigin);
 }
 
 function required(value: string | undefined, flag: string): string {

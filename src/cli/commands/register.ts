@@ -32,7 +32,7 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
       .option('core-url', { type: 'string', demandOption: true, describe: "Core's public URL" })
       .option('core-pin', {
         type: 'string',
-        describe: "Trust only this key for Core: sha256:<hex> of its CA's public key (TRUST-01)",
+        describe: "Trust only this key for Core: sha256:<hex> of its CA's public key",
       })
       .option('name', { type: 'string', demandOption: true, describe: "The node's display name" })
       .option('enrollment-token-file', {
@@ -45,8 +45,9 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
         '',
       ) as unknown as Argv<RegisterArgs>,
   handler: async (argv) => {
-    const corePin = argv['core-pin'] === undefined ? null : parseCorePin(argv['core-pin']);
-    pinOrigin(parseServiceUrl(argv['core-url'], 'The Core URL').origin, corePin);
+    const origin = parseServiceUrl(argv['core-url'], 'The Core URL').origin;
+    const corePin = argv['core-pin'] === undefined ? null : parseCorePin(argv['core-pin'], origin);
+    pinOrigin(origin, corePin);
     const { outcome, identity } = await registerNode({
       corePin,
       configPath: argv.config,

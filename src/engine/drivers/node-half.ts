@@ -25,7 +25,7 @@ import * as z from 'zod';
 
 export interface NodeHalfInputs {
   coreUrl: string;
-  corePin: string | null;
+  corePin?: string | null;
   name: string;
   token: string | undefined;
   configuration: NodeConfiguration;
@@ -88,7 +88,7 @@ async function runChild(
   const request: PrepareRequest = {
     installation_id: layout.id,
     core_url: node.coreUrl,
-    core_pin: node.corePin,
+    core_pin: node.corePin ?? null,
     console_url: node.coreUrl,
     name: node.name,
     token: dryRun ? null : (node.token ?? null),

@@ -92,6 +92,6 @@ function restartReason(
   if (changed.length > 0) return `${changed.join(', ')} changed`;
   if (a.startedWith === RESTART_OWED) return 'an earlier run changed what it reads';
   if (r.inputs !== undefined && a.startedWith !== undefined && a.startedWith !== r.inputs)
-    return 'it runs with an older unit, env file, program or group';
+    return "it runs with an older unit, env file, program, group or pin of Core's key";
   return undefined;
 }
