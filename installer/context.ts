@@ -5,6 +5,7 @@ import type { Emit } from '../src/engine/events.ts';
 import type { Host } from '../src/host/host.ts';
 import type { InstallationId, Layout } from '../src/layout.ts';
 import type { NodeConfiguration } from '../src/net/core-schemas.ts';
+import type { Bundle } from '../src/bundle/bundle.ts';
 
 export interface InstallOptions {
   coreUrl: string;
@@ -15,6 +16,8 @@ export interface InstallOptions {
   name: string;
   dryRun: boolean;
   checkpointRoot?: string;
+  /** OFFLINE-01: the release files come from this bundle, opened by the CLI, not the console. */
+  bundle?: Bundle;
   /** The six proxy variables as the installer received them (DL-04, HOST-06). */
   proxyEnv: Record<string, string>;
 }
@@ -34,5 +37,7 @@ export interface InstallContext {
   emit: Emit;
   token: string | undefined;
   configuration?: NodeConfiguration;
+  /** The bundle was checked whole in this run (installer/release.ts). */
+  bundleVerified?: boolean;
   providerGroup?: ProviderGroup;
 }

@@ -26,6 +26,9 @@ export interface InstallCommandInput {
   token: string;
   /** TRUST-01: the pin of Core's TLS key, `sha256:<hex>`; passed to the installer. */
   corePin?: string;
+  /** OFFLINE-01: an absolute path on the host of a bundle (oac-node bundle) to take the
+   *  installer and the release files from, instead of the console. */
+  bundle?: string;
 }
 
 export interface UninstallCommandInput {
@@ -36,6 +39,8 @@ export interface UninstallCommandInput {
   force?: boolean;
   /** TRUST-01: Core is pinned; the installer itself reads the pin from the node's identity. */
   corePin?: string;
+  /** OFFLINE-01: the installer comes from this bundle on the host. */
+  bundle?: string;
 }
 
 /** DL-04: the six proxy names; the installer gets them, and no other variable of the operator's. */
@@ -84,6 +89,7 @@ export const LINE_EXIT = {
   cannotWrite: 73, // EX_CANTCREAT: ~/.oac/node-bootstrap cannot be created, or unpacking failed
   downloadFailed: 75, // EX_TEMPFAIL: three tries failed, or another command held the lock too long
   consoleRefused: 76, // EX_PROTOCOL: the console answered a status that retrying cannot fix
+  bundleUnreadable: 66, // EX_NOINPUT: the bundle named by the command cannot be read
 } as const;
 
 /** The directory under $HOME that keeps the verified installers (BOOT-03). */
@@ -110,6 +116,9 @@ export const LINE_MESSAGES = {
   checksumMismatch:
     "oac-node: the downloaded installer does not match this command's checksum; copy a fresh command from Web and run it again",
   cannotUnpack: 'oac-node: cannot unpack the installer into $d',
+  fromBundle: 'oac-node: taking the installer from the bundle $b',
+  bundleUnreadable:
+    'oac-node: cannot take the installer out of the bundle $b; check the path, or copy the bundle again',
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -145,6 +154,16 @@ export function validateToken(value: string): string {
       "The enrollment token must be 16 to 512 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-'",
     );
   }
+  return value;
+}
+
+/** OFFLINE-01: an absolute, normalised path the line can carry as is. */
+export function validateBundlePath(value: string): string {
+  const plain = /^(\/[A-Za-z0-9._@+-]+)+$/.test(value);
+  if (!plain || value.split('/').some((part) => part === '.' || part === '..'))
+    throw new UsageError(
+      'The bundle must be an absolute path of [A-Za-z0-9._@+-] names, without . or .. (such as /root/oac-node.bundle)',
+    );
   return value;
 }
 
@@ -227,11 +246,14 @@ export function renderInstallCommand(input: InstallCommandInput): string {
   const token = validateToken(input.token);
   const pin = input.corePin === undefined ? undefined : validateCorePin(input.corePin, coreUrl);
   const pinArg = pin === undefined ? '' : ` --core-pin ${shQuote(pin)}`;
+  const bundle = input.bundle === undefined ? undefined : validateBundlePath(input.bundle);
+  const bundleArg = bundle === undefined ? '' : ` --bundle ${shQuote(bundle)}`;
   return renderLine({
     consoleUrl,
     sha256,
     pinned: pin !== undefined,
-    installerArgs: `install --core-url ${shQuote(coreUrl)}${pinArg} --installation-id ${shQuote(installationId)}`,
+    ...(bundle === undefined ? {} : { bundle }),
+    installerArgs: `install --core-url ${shQuote(coreUrl)}${pinArg}${bundleArg} --installation-id ${shQuote(installationId)}`,
     // BOOT-05: the only place the token appears, after the environment's lines on the same
     // stdin. printf is a builtin in dash, bash, zsh and busybox ash, so the token is never a
     // process argument; what FAR_SIDE leaves of the pipe is the installer's stdin.
@@ -245,10 +267,12 @@ export function renderUninstallCommand(input: UninstallCommandInput): string {
   const sha256 = validateSha256(input.installerSha256);
   const force = input.force === true ? ' --force' : '';
   if (input.corePin !== undefined) validateCorePin(input.corePin, 'https:');
+  const bundle = input.bundle === undefined ? undefined : validateBundlePath(input.bundle);
   return renderLine({
     consoleUrl,
     sha256,
     pinned: input.corePin !== undefined,
+    ...(bundle === undefined ? {} : { bundle }),
     installerArgs: `uninstall --installation-id ${shQuote(installationId)}${force}`,
     // Nothing to read: after the environment's lines the uninstaller's stdin ends, never the
     // rest of a piped script.
@@ -285,6 +309,8 @@ interface LineParts {
   sha256: string; // validated
   /** Core's key is pinned (TRUST-01): the installer download does not ask the host's store. */
   pinned: boolean;
+  /** OFFLINE-01: the installer is taken out of this bundle, not downloaded. */
+  bundle?: string;
   installerArgs: string; // already quoted
   run: string;
 }
@@ -306,7 +332,7 @@ function renderLine(parts: LineParts): string {
     'a="$(uname -s) $(uname -m)"',
     `case $a in 'Linux x86_64') ;; *) ${say(M.unsupportedHost)}; exit ${E.unsupportedHost};; esac`,
     'r=$(id -u)',
-    `for t in ${REQUIRED_TOOLS.join(' ')} sudo; do [ "$t$r" = sudo0 ] || command -v "$t" >/dev/null 2>&1 || ${fail(M.missingTool, E.unsupportedHost)}; done`,
+    `for t in ${toolsFor(parts).join(' ')} sudo; do [ "$t$r" = sudo0 ] || command -v "$t" >/dev/null 2>&1 || ${fail(M.missingTool, E.unsupportedHost)}; done`,
     // BOOT-03: the private directory, the names, and the lock.
     `s=${shQuote(parts.sha256)}`,
     `d="\${HOME:?}/${BOOTSTRAP_DIR}"`,
@@ -321,7 +347,7 @@ function renderLine(parts: LineParts): string {
     // every rerun checks (issue #13); the same SHA-256, `-r` prints it first as sha256sum does.
     // Any other answer of OpenSSL's (a failure, another format) is asked of sha256sum again.
     '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x")',
-    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(M.keptMismatch)}; rm -f "$x"; ${download(parts.consoleUrl, parts.pinned)}; }`,
+    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(M.keptMismatch)}; rm -f "$x"; ${parts.bundle === undefined ? download(parts.consoleUrl, parts.pinned) : fromBundle(parts.bundle)}; }`,
     'exec 9>&-',
     // SEC-07, BOOT-04: `env -i` starts the installer (through FAR_SIDE) with a fixed PATH and
     // nothing else; --no-color for NO_COLOR; sudo unless root, with no variable preserved:
@@ -333,6 +359,25 @@ function renderLine(parts: LineParts): string {
     parts.run,
   ];
   return ` (${statements.join('; ')})`;
+}
+
+/** BOOT-02: a bundle's line needs tar where the others need curl. */
+function toolsFor(parts: LineParts): string[] {
+  if (parts.bundle === undefined) return [...REQUIRED_TOOLS];
+  return REQUIRED_TOOLS.map((t) => (t === 'curl' ? 'tar' : t));
+}
+
+// OFFLINE-01: the installer out of the bundle on the host (`oac-node.gz`, src/bundle/bundle.ts),
+// then the same unpacking and checksum as a download: the bundle is trusted for nothing.
+function fromBundle(bundle: string): string {
+  const say = (text: string): string => `echo "${text}" >&2`;
+  const M = LINE_MESSAGES;
+  return [
+    `b=${shQuote(bundle)}`,
+    say(M.fromBundle),
+    `tar -xOf "$b" oac-node.gz >"$p" 2>/dev/null || { rm -f "$p"; ${say(M.bundleUnreadable)}; exit ${LINE_EXIT.bundleUnreadable}; }`,
+    unpackAndVerify(),
+  ].join('; ');
 }
 
 // BOOT-03, BOOT-06: download oac-node.gz (three tries), unpack it, and keep it as "$x" only if
@@ -361,7 +406,6 @@ function download(consoleUrl: string, pinned: boolean): string {
     `-o "$p" -w '%{http_code}'`,
     shQuote(installerUrl),
   ].join(' ');
-  const mismatch = `${say(M.checksumMismatch)}; exit ${E.checksumMismatch}`;
   return [
     say(M.downloading),
     'n=0',
@@ -369,6 +413,16 @@ function download(consoleUrl: string, pinned: boolean): string {
       `case $e:$h in 0:408|0:429|0:5??|[1-9]*) ;; *) rm -f "$p"; ${say(M.consoleRefused)}; exit ${E.consoleRefused};; esac; ` +
       `[ "$n" -lt ${DOWNLOAD_TRIES} ] || { rm -f "$p"; ${say(M.downloadFailed)}; exit ${E.downloadFailed}; }; ` +
       'sleep "$n"; done',
+    unpackAndVerify(),
+  ].join('; ');
+}
+
+function unpackAndVerify(): string {
+  const say = (text: string): string => `echo "${text}" >&2`;
+  const M = LINE_MESSAGES;
+  const E = LINE_EXIT;
+  const mismatch = `${say(M.checksumMismatch)}; exit ${E.checksumMismatch}`;
+  return [
     // A download that gzip cannot unpack is not the installer (a proxy's error page served
     // with 200, a damaged file): the checksum message. Only a sound gzip that cannot be
     // written is the directory's fault.

@@ -3,7 +3,7 @@
 // operator mounted, capacity, and the disk the node files and the imported image need.
 import { readGroups } from '../src/host/accounts.ts';
 import { hostCapacity } from '../src/host/probe.ts';
-import { fetchManifest } from '../src/agent/node-files.ts';
+import { releaseManifest } from './release.ts';
 import type { ReleaseManifest } from '../src/net/release-manifest.ts';
 import { isRegistered } from '../src/agent/identity-store.ts';
 import {
@@ -85,12 +85,7 @@ async function checkCheckpointRoot(ctx: InstallContext): Promise<void> {
 async function microsandboxDiskNeeds(ctx: InstallContext): Promise<DiskNeed[]> {
   const configuration = ctx.configuration;
   if (configuration === undefined) return [];
-  const origin = new URL(ctx.options.coreUrl).origin;
-  const manifest: ReleaseManifest = await fetchManifest(
-    origin,
-    configuration,
-    ctx.options.proxyEnv,
-  );
+  const manifest: ReleaseManifest = await releaseManifest(ctx, configuration);
   const home = { path: ctx.host.path(NODE_HOME), label: NODE_HOME, for: 'node' as const };
   const store = { path: ctx.host.path(STORE_DIR), label: STORE_DIR, for: 'node' as const };
   const needs: DiskNeed[] = [];

@@ -10,7 +10,8 @@ import type { CoreAuth } from '../src/net/core-client.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { DockerApi, type DockerInfo } from '../src/net/docker-api.ts';
-import { fetchManifest, runtimeImageFile } from '../src/agent/node-files.ts';
+import { runtimeImageFile } from '../src/agent/node-files.ts';
+import { releaseManifest } from './release.ts';
 import { DOCKER_SOCKET, PROVIDER_GROUPS, NODE_HOME } from '../src/layout.ts';
 import type { InstallContext } from './context.ts';
 import {
@@ -47,6 +48,8 @@ export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<vo
     fail('core_url_changed');
   ctx.configuration = configuration;
   await checkSameConfiguration(ctx);
+  // OFFLINE-01: a bundle of another release, or a damaged one, stops here.
+  await releaseManifest(ctx, configuration);
   const spec = configuration.specification;
   const need = { cpus: positive(spec.cpus), memoryMib: positive(spec.memory_mib) };
   if (configuration.provider === 'docker') {
@@ -123,12 +126,7 @@ function positive(value: unknown): number {
 async function imageDiskNeeds(ctx: InstallContext, dockerRoot: string): Promise<DiskNeed[]> {
   const configuration = ctx.configuration;
   if (configuration === undefined) return [];
-  const manifest = await fetchManifest(
-    new URL(ctx.options.coreUrl).origin,
-    configuration,
-    ctx.options.proxyEnv,
-  );
-  const image = runtimeImageFile(manifest);
+  const image = runtimeImageFile(await releaseManifest(ctx, configuration));
   const docker = new DockerApi(`unix://${ctx.host.path(DOCKER_SOCKET)}`);
   try {
     const id = await docker.imageId(image.image.reference).catch(() => undefined);

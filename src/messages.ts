@@ -240,6 +240,23 @@ export const MESSAGES = {
     message: 'Core still lists this node',
     hint: 'Remove it on Nodes first, then run the uninstall command again (if Core is gone for good, add --force).',
   },
+  bundle_unreadable: {
+    message: 'The bundle {path} cannot be used: {reason}',
+    hint: 'Copy it again from the machine that made it, and check that its SHA-256 is the one oac-node bundle printed.',
+  },
+  bundle_other_release: {
+    message:
+      "The bundle {path} holds release {theirs}, but Core's configuration names release {ours}",
+    hint: 'Make a bundle of release {ours} (oac-node bundle --release {ours}) on a machine that reaches the console, copy it here, and run the command again.',
+  },
+  bundle_incomplete: {
+    message: 'The bundle {path} lacks {file}, which a {provider} node needs',
+    hint: 'Make the bundle again without --provider, or with --provider {provider}.',
+  },
+  bundle_damaged: {
+    message: 'The bundle {path} is damaged: {file} does not match the release manifest',
+    hint: 'Copy it again from the machine that made it, and check that its SHA-256 is the one oac-node bundle printed.',
+  },
   core_pin_mismatch: {
     message: 'Core at {origin} did not present the key the pin {pin} names; nothing was sent to it',
     hint: "Pin a certificate the server sends (below; most servers send their CA's intermediate but not the root). If Core's CA was replaced, copy a fresh command from Web; otherwise something between this host and Core answers in its place.",

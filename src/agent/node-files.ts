@@ -19,6 +19,8 @@ import {
 } from '../net/release-manifest.ts';
 import type { NodeConfiguration } from '../net/core-schemas.ts';
 import type { PrepareRequest } from './prepare-request.ts';
+import { entryOf, type Bundle } from '../bundle/bundle.ts';
+import { copyEntry } from '../host/bundle-file.ts';
 
 type RuntimeImageFile = Extract<ReleaseFile, { kind: 'runtime-image' }>;
 
@@ -40,7 +42,15 @@ export async function fetchManifest(
   configuration: NodeConfiguration,
   proxyEnv: Record<string, string>,
 ): Promise<ReleaseManifest> {
-  const release = releaseOf(configuration);
+  return fetchReleaseManifest(consoleUrl, releaseOf(configuration), proxyEnv);
+}
+
+/** The manifest of `release`, from the console. */
+export async function fetchReleaseManifest(
+  consoleUrl: string,
+  release: string,
+  proxyEnv: Record<string, string>,
+): Promise<ReleaseManifest> {
   const url = new URL(`/node-files/${release}/manifest.json`, consoleUrl);
   const response = await sendJson({ method: 'GET', url, dispatcher: dispatcherFor(proxyEnv) });
   if (response.status !== 200) {
@@ -71,6 +81,8 @@ export function runtimeImageFile(manifest: ReleaseManifest): RuntimeImageFile {
 export interface NodeFileRun {
   req: PrepareRequest;
   manifest: ReleaseManifest;
+  /** OFFLINE-01: the files come from this bundle instead of the console. */
+  bundle?: Bundle;
   emit: Emit;
   signal?: AbortSignal;
 }
@@ -88,6 +100,7 @@ export async function downloadNodeFile(
   const url = new URL(`/node-files/${manifest.release}/${file.name}`, req.console_url);
   const progress = (phase: ProgressPhase | undefined, received: number) =>
     emit({ type: 'progress', step, file: file.name, received, total: file.size, phase });
+  if (run.bundle !== undefined) return copyFromBundle(run.bundle, file, dest, progress);
   try {
     await downloadFile({
       url,
@@ -106,6 +119,24 @@ export async function downloadNodeFile(
     if (signal?.aborted === true) throw interruptedError(signal);
     throw error;
   }
+}
+
+/** OFFLINE-01: the file out of the bundle, verified against the manifest as it is copied. */
+async function copyFromBundle(
+  bundle: Bundle,
+  file: ReleaseFile,
+  dest: string,
+  progress: (phase: ProgressPhase | undefined, received: number) => void,
+): Promise<void> {
+  const entry = entryOf(bundle, file);
+  if (entry === undefined || entry.size !== file.size)
+    throw oacError('bundle_damaged', { path: bundle.label, file: file.name });
+  const found = await copyEntry(bundle.fd, entry, dest, file.sha256, (p) => {
+    if (p.phase === 'reused' || p.phase === 'done') progress('done', p.received);
+    else progress(p.phase === 'start' ? 'start' : undefined, p.received);
+  });
+  if (found !== undefined)
+    throw oacError('bundle_damaged', { path: bundle.label, file: file.name });
 }
 
 /** Downloads (or resumes, or reuses) the image archive, loads it, deletes the archive (DL-06). */

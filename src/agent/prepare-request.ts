@@ -25,6 +25,11 @@ export const prepareRequest = z
     checkpoint_root: z.string().startsWith('/').nullable(),
     docker_host: z.string().regex(/^unix:\/\/\/\S+$/),
     proxy_env: z.record(z.string(), z.string()),
+    /** OFFLINE-01: the release comes from the bundle open as this descriptor, not the console. */
+    bundle: z
+      .strictObject({ fd: z.number().int().min(3).max(9) })
+      .nullable()
+      .default(null),
     /** Probe and plan only: print what would change (install --dry-run, and the installer's probe). */
     dry_run: z.boolean().default(false),
   })

@@ -12,7 +12,10 @@ import { layout, parseInstallationId } from '../layout.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
 import { redactor } from '../ui/redact.ts';
 import { withDigestFile } from './digest-file.ts';
-import { fetchManifest } from './node-files.ts';
+import { fetchManifest, releaseOf as releaseOfConfiguration } from './node-files.ts';
+import { readBundle, type Bundle } from '../bundle/bundle.ts';
+import { sizeOfFd } from '../host/bundle-file.ts';
+import { oacError } from '../messages.ts';
 import { nodeHalfDesired } from './node-desired.ts';
 import type { PrepareRequest } from './prepare-request.ts';
 
@@ -25,24 +28,42 @@ export async function prepare(
 ): Promise<RunReport> {
   const { dryRun, signal } = options;
   if (req.token !== null) redactor.add(req.token);
-  const manifest = await readManifest(req, emit);
+  const { manifest, bundle } = await reportedAsStep(emit, () => releaseOf(req));
   const ctx: DriverContext = {
     // The request's paths are this host's already (root mapped them, --root included).
     host: new Host('/'),
     layout: layout(parseInstallationId(req.installation_id)),
     emit,
     signal,
-    prepare: { req, manifest },
+    prepare: { req, manifest, ...(bundle === undefined ? {} : { bundle }) },
   };
   return withDigestFile(ctx, dryRun, (withDigests) =>
     reconcile(nodeHalfDesired(req, manifest), withDigests, { dryRun, emit, signal }),
   );
 }
 
-/** The manifest, its failure reported like a step's, so the installer shows its message. */
-async function readManifest(req: PrepareRequest, emit: Emit): Promise<ReleaseManifest> {
+/** The release: the bundle root opened for us (fd 3; root verified it, and every file copied
+ *  from it is verified again), or the manifest from the console. */
+async function releaseOf(
+  req: PrepareRequest,
+): Promise<{ manifest: ReleaseManifest; bundle?: Bundle }> {
+  if (req.bundle === null)
+    return { manifest: await fetchManifest(req.console_url, req.configuration, req.proxy_env) };
+  const bundle = await readBundle(req.bundle.fd, await sizeOfFd(req.bundle.fd), 'given');
+  const wanted = releaseOfConfiguration(req.configuration);
+  if (bundle.manifest.release !== wanted)
+    throw oacError('bundle_other_release', {
+      path: bundle.label,
+      theirs: bundle.manifest.release,
+      ours: wanted,
+    });
+  return { manifest: bundle.manifest, bundle };
+}
+
+/** Its failure reported like a step's, so the installer shows its message. */
+async function reportedAsStep<T>(emit: Emit, work: () => Promise<T>): Promise<T> {
   try {
-    return await fetchManifest(req.console_url, req.configuration, req.proxy_env);
+    return await work();
   } catch (error) {
     const code = error instanceof OacError ? error.code : 'internal';
     const message = error instanceof Error ? error.message : String(error);

@@ -207,6 +207,7 @@ function requestFor(
     installation_id: identity.installation_id,
     core_url: identity.core_url,
     core_pin: identity.core_pin ?? null,
+    bundle: null,
     console_url: identity.core_url,
     name: identity.name,
     token: null,

@@ -25,6 +25,7 @@ const COMMAND_TABLE: ReadonlyArray<{ name: string; load: Loader }> = [
   { name: 'run', load: () => import('./commands/run.ts').then((m) => m.runCommand) },
   { name: 'status', load: () => import('./commands/status.ts').then((m) => m.statusCommand) },
   { name: 'command', load: () => import('./commands/command.ts').then((m) => m.commandCommand) },
+  { name: 'bundle', load: () => import('./commands/bundle.ts').then((m) => m.bundleCommand) },
   { name: '_prepare', load: () => import('./commands/prepare.ts').then((m) => m.prepareCommand) },
 ];
 const COMMANDS = new Set(COMMAND_TABLE.map((c) => c.name));

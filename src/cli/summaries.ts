@@ -8,5 +8,6 @@ export const COMMAND_SUMMARIES = {
   run: 'Run the node: connect to Core and report readiness (exit 78 = Core removed the node)',
   status: "Compare this node's records with the host and with Core",
   command: 'Print the one-line install (or uninstall) command for this Core',
+  bundle: "Write one file with a release's installer and node files, for hosts without the console",
   _prepare: false,
 } as const satisfies Record<string, string | false>;

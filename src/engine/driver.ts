@@ -7,6 +7,7 @@ import type { DigestIndex } from '../host/digest-index.ts';
 import type { Host } from '../host/host.ts';
 import type { Layout } from '../layout.ts';
 import type { Emit } from './events.ts';
+import type { Bundle } from '../bundle/bundle.ts';
 import type { NodeHalfInputs } from './drivers/node-half.ts';
 import type { Kind, ResourceOf } from './resources.ts';
 import type { PrepareRequest } from '../agent/prepare-request.ts';
@@ -24,7 +25,7 @@ export interface DriverContext {
   /** Set when the operator interrupts (OPS-03): work stops at the next step boundary. */
   signal?: AbortSignal;
   /** The node half's own run: its request and the release manifest (downloads). */
-  prepare?: { req: PrepareRequest; manifest: ReleaseManifest };
+  prepare?: { req: PrepareRequest; manifest: ReleaseManifest; bundle?: Bundle };
   /** The node half's digest cache (root's is its journal's). */
   digests?: DigestIndex;
 }

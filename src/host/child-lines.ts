@@ -5,12 +5,14 @@
 // (OPS-03), first with SIGTERM (the child stops at a step boundary), then, if it is still there
 // after `graceMs`, with SIGKILL. No wall-clock limit (OPS-02): only the child's own rules end
 // its work.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { constants } from 'node:os';
 
 export interface LineChildOptions {
   input: string;
   env: Record<string, string>;
+  /** Open descriptors the child gets as fd 3, 4, … (the bundle, OFFLINE-01). */
+  fds?: number[];
   onLine: (line: string) => void;
   signal?: AbortSignal;
   /** How long the group may take to stop after SIGTERM before it is killed. */
@@ -49,8 +51,8 @@ export function runWithLines(
     cwd: '/',
     env: { PATH, LANG: 'C', ...options.env },
     detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+    stdio: ['pipe', 'pipe', 'pipe', ...(options.fds ?? [])],
+  }) as ChildProcessWithoutNullStreams;
   const pgid = child.pid;
   if (pgid !== undefined) liveGroups.add(pgid);
   const lines = lineSplitter(options.onLine);

@@ -8,6 +8,7 @@ import {
   validateCoreUrl,
   validateInstallationId,
   validateSha256,
+  validateBundlePath,
   validateCorePin,
   validateToken,
 } from '../../../installer/one-liner.ts';
@@ -29,6 +30,7 @@ interface CommandArgs {
   'console-url'?: string;
   'installer-sha256'?: string;
   'core-pin'?: string;
+  bundle?: string;
 }
 
 export interface CommandIo {
@@ -74,6 +76,11 @@ export const commandCommand: CommandModule<object, CommandArgs> = {
         describe:
           "sha256:<hex> of Core's CA public key: the node then trusts that key alone for Core",
       })
+      .option('bundle', {
+        type: 'string',
+        describe:
+          'Absolute path of a bundle already copied to the host (oac-node bundle): the line takes everything from it',
+      })
       .option('installer-sha256', {
         type: 'string',
         describe:
@@ -110,7 +117,10 @@ export async function printCommand(args: CommandArgs, io: CommandIo): Promise<vo
   }
   const pin = args['core-pin'];
   if (pin !== undefined) pinOrigin(coreUrl, validateCorePin(pin, coreUrl));
-  const corePin = pin === undefined ? {} : { corePin: pin };
+  const corePin = {
+    ...(pin === undefined ? {} : { corePin: pin }),
+    ...(args.bundle === undefined ? {} : { bundle: validateBundlePath(args.bundle) }),
+  };
   if (args.uninstall) {
     const installerSha256 = given ?? (await io.fetchSha256(consoleUrl));
     io.stdout(

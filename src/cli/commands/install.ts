@@ -5,11 +5,14 @@ import { INSTALL_PHASES, install } from '../../../installer/install.ts';
 import type { EngineEvent } from '../../engine/events.ts';
 import { listrView } from '../../ui/listr-renderer.ts';
 import { EXIT, ExitStatus, OacError, UsageError } from '../../errors.ts';
-import { hint, message } from '../../messages.ts';
 import { enrollmentToken } from '../../net/core-schemas.ts';
 import { PROXY_VARIABLES } from '../../net/proxy-env.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
 import { NO_PIN, parseCorePin } from '../../net/core-pin.ts';
+import { readBundle, type Bundle } from '../../bundle/bundle.ts';
+import { openBundleFile } from '../../host/bundle-file.ts';
+import { isCode } from '../../host/files.ts';
+import { hint, message, oacError } from '../../messages.ts';
 import { escapeControls, printable } from '../../ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { redactor } from '../../ui/redact.ts';
@@ -22,6 +25,7 @@ import { runUninstall } from './uninstall.ts';
 interface InstallArgs {
   'core-url'?: string;
   'core-pin'?: string;
+  bundle?: string;
   'installation-id'?: string;
   'checkpoint-root'?: string;
   name?: string;
@@ -50,6 +54,10 @@ export const installCommand: CommandModule<object, InstallArgs> = {
           "Trust only this key for Core: sha256:<hex> of its CA's public key (none: the host's CAs; default: the node's recorded pin)",
       })
       .option('installation-id', { type: 'string', describe: "The Core installation's ID" })
+      .option('bundle', {
+        type: 'string',
+        describe: 'Take the release files from this bundle (oac-node bundle), not from the console',
+      })
       .option('checkpoint-root', {
         type: 'string',
         describe: 'microsandbox: shared checkpoint store (absolute path)',
@@ -101,6 +109,8 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     const corePin = corePinArg(argv['core-pin'], coreOrigin);
     const checkpointRoot = checkpointRootArg(argv['checkpoint-root']);
     const name = nameArg(argv.name ?? hostname());
+    // OFFLINE-01: opened and listed before the token is read; checked whole in preflight.
+    const bundle = argv.bundle === undefined ? undefined : await openBundle(argv.bundle);
     const token = tokenFromStdin(await readStdin(TOKEN_STDIN_MAX_BYTES, 'the enrollment token'));
     if (token !== undefined) {
       // PRE-02: the same token also in the environment means it went through sudo's log.
@@ -141,6 +151,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         token,
         timeoutSeconds: argv.timeout,
         signal: interruption.signal,
+        ...(bundle === undefined ? {} : { bundle }),
       },
       emit,
     )
@@ -150,7 +161,10 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         if (argv.json) jsonRenderer(write)(errorEvent(error));
         throw error;
       })
-      .finally(interruption.release);
+      .finally(async () => {
+        interruption.release();
+        await bundle?.close();
+      });
     await view?.finish();
     const unit = layout(installationId).unitName;
     // SEC-08: a Docker node's account can do as root does through the docker group.
@@ -188,6 +202,27 @@ function corePinArg(value: string | undefined, coreOrigin: string): string | nul
   if (value === undefined) return undefined;
   if (value === NO_PIN) return null;
   return parseCorePin(value, coreOrigin);
+}
+
+/** The operator's bundle, open for the whole run (the node half reads it by descriptor). */
+async function openBundle(path: string): Promise<Bundle & { close(): Promise<void> }> {
+  let file;
+  try {
+    file = await openBundleFile(path);
+  } catch (error) {
+    const reason = isCode(error, 'ENOENT')
+      ? 'no such file'
+      : isCode(error, 'ENOTREG')
+        ? 'not a regular file'
+        : `it cannot be read (${(error as { code?: string }).code ?? 'error'})`;
+    throw oacError('bundle_unreadable', { path, reason });
+  }
+  try {
+    return { ...(await readBundle(file.fd, file.size, path)), close: file.close };
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
 }
 
 function required(value: string | undefined, flag: string): string {

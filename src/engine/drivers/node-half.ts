@@ -22,6 +22,10 @@ import { interruptedError } from '../interrupted.ts';
 import { MESSAGES, hint, message, type MessageCode } from '../../messages.ts';
 import { ACTION_KINDS, OUTCOMES, changes, type Action } from '../step.ts';
 import * as z from 'zod';
+import type { Bundle } from '../../bundle/bundle.ts';
+
+/** The bundle's descriptor in the node half: the first after stdin, stdout and stderr. */
+const BUNDLE_CHILD_FD = 3;
 
 export interface NodeHalfInputs {
   coreUrl: string;
@@ -32,6 +36,8 @@ export interface NodeHalfInputs {
   providerGroup: { name: string; gid: number };
   checkpointRoot?: string;
   proxyEnv: Record<string, string>;
+  /** OFFLINE-01: the node half reads the release from this bundle (its descriptor, as fd 3). */
+  bundle?: Bundle;
 }
 
 export interface NodeHalfActual {
@@ -98,6 +104,7 @@ async function runChild(
     checkpoint_root: node.checkpointRoot === undefined ? null : host.path(node.checkpointRoot),
     docker_host: `unix://${host.path(DOCKER_SOCKET)}`,
     proxy_env: node.proxyEnv,
+    bundle: node.bundle === undefined ? null : { fd: BUNDLE_CHILD_FD },
     dry_run: dryRun,
   };
   // The installed program (readable by oac-node), not root's private copy; tsx in development.
@@ -111,6 +118,7 @@ async function runChild(
   const result = await host.runStreaming('setpriv', setpriv, {
     input: `${JSON.stringify(request)}\n`,
     env: { ...node.proxyEnv, HOME: host.path(NODE_HOME) },
+    ...(node.bundle === undefined ? {} : { fds: [node.bundle.fd] }),
     signal: ctx.signal,
     onLine: (line) => {
       const event = parseEvent(line);

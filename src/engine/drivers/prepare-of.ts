@@ -6,7 +6,7 @@ import type { DriverContext } from '../driver.ts';
 
 export function prepareOf(ctx: DriverContext) {
   if (ctx.prepare === undefined) throw new Error('the node half runs its own resources');
-  const { req, manifest } = ctx.prepare;
-  const run = { req, manifest, emit: ctx.emit, signal: ctx.signal };
+  const { req, manifest, bundle } = ctx.prepare;
+  const run = { req, manifest, bundle, emit: ctx.emit, signal: ctx.signal };
   return { req, manifest, run, filesDir: join(req.state_dir, STATE_FILES.files) };
 }

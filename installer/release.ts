@@ -1,0 +1,22 @@
+// The release an install takes its files from: the console's manifest, or (OFFLINE-01) the
+// bundle the operator named, checked whole before anything changes: of the release Core's
+// configuration names, with every file the provider needs of the manifest's size and SHA-256.
+import { fetchManifest, releaseOf } from '../src/agent/node-files.ts';
+import { verifyBundle } from '../src/bundle/bundle.ts';
+import type { NodeConfiguration } from '../src/net/core-schemas.ts';
+import type { ReleaseManifest } from '../src/net/release-manifest.ts';
+import type { InstallContext } from './context.ts';
+
+export async function releaseManifest(
+  ctx: InstallContext,
+  configuration: NodeConfiguration,
+): Promise<ReleaseManifest> {
+  const { bundle } = ctx.options;
+  if (bundle === undefined)
+    return fetchManifest(new URL(ctx.options.coreUrl).origin, configuration, ctx.options.proxyEnv);
+  if (ctx.bundleVerified !== true) {
+    await verifyBundle(bundle, releaseOf(configuration), configuration.provider);
+    ctx.bundleVerified = true;
+  }
+  return bundle.manifest;
+}
