@@ -117,6 +117,8 @@ export const LINE_MESSAGES = {
     "oac-node: the downloaded installer does not match this command's checksum; copy a fresh command from Web and run it again",
   cannotUnpack: 'oac-node: cannot unpack the installer into $d',
   fromBundle: 'oac-node: taking the installer from the bundle $b',
+  bundleMismatch:
+    "oac-node: the installer in the bundle $b does not match this command's checksum; the bundle is of another release, or damaged",
   bundleUnreadable:
     'oac-node: cannot take the installer out of the bundle $b; check the path, or copy the bundle again',
 } as const;
@@ -376,7 +378,7 @@ function fromBundle(bundle: string): string {
     `b=${shQuote(bundle)}`,
     say(M.fromBundle),
     `tar -xOf "$b" oac-node.gz >"$p" 2>/dev/null || { rm -f "$p"; ${say(M.bundleUnreadable)}; exit ${LINE_EXIT.bundleUnreadable}; }`,
-    unpackAndVerify(),
+    unpackAndVerify(M.bundleMismatch),
   ].join('; ');
 }
 
@@ -413,15 +415,16 @@ function download(consoleUrl: string, pinned: boolean): string {
       `case $e:$h in 0:408|0:429|0:5??|[1-9]*) ;; *) rm -f "$p"; ${say(M.consoleRefused)}; exit ${E.consoleRefused};; esac; ` +
       `[ "$n" -lt ${DOWNLOAD_TRIES} ] || { rm -f "$p"; ${say(M.downloadFailed)}; exit ${E.downloadFailed}; }; ` +
       'sleep "$n"; done',
-    unpackAndVerify(),
+    unpackAndVerify(M.checksumMismatch),
   ].join('; ');
 }
 
-function unpackAndVerify(): string {
+/** The installer from "$p" to "$x", only if it has the command's checksum (`refusal` if not). */
+function unpackAndVerify(refusal: string): string {
   const say = (text: string): string => `echo "${text}" >&2`;
   const M = LINE_MESSAGES;
   const E = LINE_EXIT;
-  const mismatch = `${say(M.checksumMismatch)}; exit ${E.checksumMismatch}`;
+  const mismatch = `${say(refusal)}; exit ${E.checksumMismatch}`;
   return [
     // A download that gzip cannot unpack is not the installer (a proxy's error page served
     // with 200, a damaged file): the checksum message. Only a sound gzip that cannot be

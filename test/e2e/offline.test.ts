@@ -1,0 +1,198 @@
+// Issue #14 (b), OFFLINE-01 end to end: `oac-node bundle` runs as an unprivileged user on this
+// machine against a reference Core of the same release; the bundle is copied into a throwaway
+// host whose reference Core then serves no file at all (every console and release file armed
+// to answer 503, and its request log checked: nothing asked for). The bundle's variant of the
+// pasted line installs a connected, ready node from the bundle alone, reruns it unchanged and
+// uninstalls it; a damaged bundle is refused with the host unchanged.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { renderInstallCommand } from '../../installer/one-liner.ts';
+import { requireExecutable } from '../helpers/executable.ts';
+import { startCore } from '../helpers/core.ts';
+import { bootHost } from './harness/host.ts';
+import { diffSnapshots } from './harness/snapshot.ts';
+import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
+import { fromLine } from './helpers/install-line.ts';
+import { testRelease } from './helpers/release.ts';
+
+const release = testRelease();
+const work = mkdtempSync(join(tmpdir(), 'oac-e2e-bundles-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+interface Logged {
+  server: string;
+  path: string;
+}
+
+function bundleCli(consoleUrl: string, releaseId: string, out: string): string {
+  return execFileSync(
+    'setpriv',
+    [
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      requireExecutable(),
+      'bundle',
+      '--console-url',
+      consoleUrl,
+      '--release',
+      releaseId,
+      '--out',
+      out,
+    ],
+    { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' } },
+  );
+}
+
+async function apiAndFileRequests(core: CoreInHost): Promise<Logged[]> {
+  return (await core.coreApi('GET', '/__fixture/requests')).body as Logged[];
+}
+
+test('OFFLINE-01 issue #14 (b): a host without the console files installs from a bundle, reruns unchanged, uninstalls; a damaged bundle is refused', async () => {
+  const dir = await release.dir();
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+    release: string;
+    files: Array<{ name: string; kind: string }>;
+  };
+  const local = await startCore(['--release-dir', dir]);
+  let printed: string;
+  try {
+    chmodSync(work, 0o777);
+    printed = bundleCli(local.console_url, manifest.release, join(work, 'release.bundle'));
+  } finally {
+    await local.stop();
+  }
+  const sha256 = /^SHA-256: ([0-9a-f]{64})$/m.exec(printed)?.[1] ?? '';
+  assert.equal(
+    execFileSync('sha256sum', [join(work, 'release.bundle')], { encoding: 'utf8' }).split(' ')[0],
+    sha256,
+    'the printed SHA-256 is the file',
+  );
+  // The damaged copy: one byte of the Runtime image flipped.
+  const bytes = readFileSync(join(work, 'release.bundle'));
+  const image = manifest.files.find((f) => f.kind === 'runtime-image')?.name ?? '';
+  // The image's tar header: its name at the start of a 512-byte block (the manifest names it too).
+  let header = bytes.indexOf(Buffer.from(image));
+  while (header % 512 !== 0) header = bytes.indexOf(Buffer.from(image), header + 1);
+  const at = header + 512 + 4096;
+  bytes[at] = (bytes[at] ?? 0) ^ 0xff;
+  writeFileSync(join(work, 'damaged.bundle'), bytes);
+
+  const host = await bootHost({ binds: [{ source: work, target: '/opt/bundles' }] });
+  let core: CoreInHost | undefined;
+  try {
+    core = await startCoreInHost(host, ['--release-dir', dir]);
+    // No console file and no release file can be had: every one answers 503.
+    for (const target of [
+      'manifest.json',
+      'oac-node.gz',
+      'SHA256SUMS',
+      ...manifest.files.map((f) => f.name),
+    ])
+      assert.equal(
+        (
+          await core.coreApi('PUT', '/__fixture/faults', {
+            target,
+            fault: { kind: 'status', status: 503 },
+          })
+        ).status,
+        204,
+      );
+    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
+    const { token, command } = issued.body as { token: string; command: string };
+    const { installationId, uninstall } = fromLine(command);
+    const installerSha256 = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
+    const lineFor = (bundle: string) =>
+      renderInstallCommand({
+        consoleUrl: core?.coreUrl ?? '',
+        coreUrl: core?.coreUrl ?? '',
+        installationId,
+        installerSha256,
+        token,
+        bundle,
+      });
+    const pristine = await host.snapshot();
+    await core.coreApi('DELETE', '/__fixture/requests');
+
+    const damaged = await host.exec(['sh'], {
+      stdin: `${lineFor('/opt/bundles/damaged.bundle')}\n`,
+      timeoutMs: 600_000,
+    });
+    assert.equal(damaged.status, 1, `${damaged.stdout}\n${damaged.stderr}`);
+    assert.match(
+      damaged.stderr,
+      new RegExp(
+        `^oac-node: The bundle /opt/bundles/damaged\\.bundle is damaged: ${image.replaceAll('.', '\\.')} does not match the release manifest$`,
+        'm',
+      ),
+    );
+    assert.match(
+      damaged.stderr,
+      /^oac-node: taking the installer from the bundle \/opt\/bundles\/damaged\.bundle$/m,
+    );
+    assert.deepEqual(diffSnapshots(pristine, await host.snapshot()), [], 'the host is unchanged');
+    // (Its installer is intact: the line kept it, and the good bundle's line below reuses it.)
+
+    const line = lineFor('/opt/bundles/release.bundle');
+    const installed = await host.exec(['sh'], { stdin: `${line}\n`, timeoutMs: 600_000 });
+    const logs =
+      installed.status === 0
+        ? ''
+        : (await host.sh('journalctl -u "oac-node-*" --no-pager | tail -40')).stdout;
+    assert.equal(installed.status, 0, `${installed.stdout}\n${installed.stderr}\n${logs}`);
+    const nodes = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
+      nodes: Array<{ node_id: string; connected: boolean; provider_ready: boolean }>;
+    };
+    assert.deepEqual(
+      nodes.nodes.map((n) => [n.connected, n.provider_ready]),
+      [[true, true]],
+    );
+    const fileRequests = (await apiAndFileRequests(core)).filter(
+      (r) =>
+        r.server === 'release' ||
+        r.path.startsWith('/node-files/') ||
+        r.path.startsWith('/node-install/'),
+    );
+    assert.deepEqual(fileRequests, [], 'no file was asked of the console or the release server');
+
+    const rerun = await host.exec(['sh'], { stdin: `${line}\n`, timeoutMs: 600_000 });
+    assert.equal(rerun.status, 0, `${rerun.stdout}\n${rerun.stderr}`);
+    assert.doesNotMatch(rerun.stdout, /^\s+(create|update|created|updated)\s/m, rerun.stdout);
+    const installer = uninstall[3] ?? '';
+    const dry = await host.exec(
+      [
+        installer,
+        'install',
+        '--core-url',
+        core.coreUrl,
+        '--bundle',
+        '/opt/bundles/release.bundle',
+        '--installation-id',
+        installationId,
+        '--dry-run',
+      ],
+      { stdin: '' },
+    );
+    assert.equal(dry.status, 0, `nothing would change\n${dry.stdout}\n${dry.stderr}`);
+
+    const nodeId = nodes.nodes[0]?.node_id ?? '';
+    assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
+    await host.shOk(
+      `for i in $(seq 100); do systemctl is-active --quiet oac-node-${installationId}.service || exit 0; sleep 0.1; done; exit 1`,
+    );
+    const removed = await host.exec(uninstall);
+    assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
+    const differences = diffSnapshots(pristine, await host.snapshot());
+    assert.ok(
+      differences.every((l) => /docker ?images?/i.test(l)),
+      `only the kept image differs:\n${differences.join('\n')}`,
+    );
+  } finally {
+    await core?.stop();
+    await host.stop();
+  }
+});
