@@ -39,5 +39,8 @@ export interface InstallContext {
   configuration?: NodeConfiguration;
   /** The bundle was checked whole in this run (installer/release.ts). */
   bundleVerified?: boolean;
+  /** OFFLINE-01: the node serves an older generation; this run stages the bundle's release for
+   *  its rollout to `generation` (Core's current) instead of reconciling the installation. */
+  staging?: { generation: number };
   providerGroup?: ProviderGroup;
 }

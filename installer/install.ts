@@ -18,6 +18,10 @@ import { NODE_HOME, NODE_USER, layout } from '../src/layout.ts';
 import { hint, message } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
+import { stageRelease } from '../src/engine/drivers/node-half.ts';
+import { mustSystemctl } from '../src/host/systemd.ts';
+import { changes } from '../src/engine/step.ts';
+import { releaseOf } from '../src/agent/node-files.ts';
 import type { InstallContext, InstallOptions } from './context.ts';
 import { withInstallerLock } from '../records/lock.ts';
 import { preflight } from './preflight.ts';
@@ -70,6 +74,7 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     };
     await preflight(ctx, await authFor(ctx));
     stopIfAborted(req.signal);
+    if (ctx.staging !== undefined) return stageForRollout(ctx, req, ctx.staging.generation);
     const report = await reconcileInstallation(ctx, req).finally(async () => {
       // Also after a failure or an interruption later in the run: once Core accepted the node,
       // the record must say so (a later loss of its state is then recognised).
@@ -101,6 +106,43 @@ async function corePinFor(
   const identity = await readNodeIdentity(host, names).catch(() => undefined);
   if (identity === undefined || identity.core_url !== req.coreUrl) return null;
   return identity.core_pin ?? null;
+}
+
+/** OFFLINE-01: the node serves an older generation than Core's and this host cannot download
+ *  the new release: the node half stages it from the bundle (files verified and loaded, the
+ *  manifest kept), then the service restarts so that its rollout finds everything in place at
+ *  once, and the run waits until the node serves Core's generation and is ready. */
+async function stageForRollout(
+  ctx: InstallContext,
+  req: InstallRequest & { corePin: string | null },
+  generation: number,
+): Promise<InstallResult> {
+  const { configuration, providerGroup } = ctx;
+  if (configuration === undefined || providerGroup === undefined)
+    throw new Error('preflight learns the configuration and the provider group');
+  const node = { ...req, configuration, providerGroup, stage: true };
+  const driverCtx = { ...ctx, node, signal: req.signal };
+  const provider = configuration.provider;
+  const release = releaseOf(configuration);
+  if (req.dryRun) {
+    const plan = (await stageRelease(driverCtx, true)).filter(changes);
+    const parts = plan.map((a) => `${a.kind} ${a.detail}`).join('; ') || 'nothing to copy';
+    const message = `Would stage release ${release} for generation ${generation} (${parts}), then restart ${ctx.layout.unitName}`;
+    ctx.emit({ type: 'note', step: 'stage', message });
+    return { report: { steps: [], changed: true }, provider };
+  }
+  await stageRelease(driverCtx, false);
+  await mustSystemctl(ctx.host, ['restart', ctx.layout.unitName]);
+  const message = `Staged release ${release} for generation ${generation}; restarted ${ctx.layout.unitName}`;
+  ctx.emit({ type: 'note', step: 'stage', message });
+  ctx.emit({
+    type: 'step-start',
+    step: 'ready',
+    title: INSTALL_PHASES.at(-1)?.title ?? 'ready',
+    phase: 'ready',
+  });
+  const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal, generation);
+  return { report: { steps: [], changed: true }, nodeId, provider };
 }
 
 async function recordRegisteredNode(ctx: InstallContext): Promise<void> {

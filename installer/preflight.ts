@@ -86,7 +86,10 @@ async function checkSameConfiguration(ctx: InstallContext): Promise<void> {
   const serving = await readServingGeneration(ctx.host, ctx.layout);
   const registered = serving ?? identity.approved.generation;
   const now = ctx.configuration?.generation;
-  if (now !== undefined && now !== registered) fail('configuration_changed', { registered, now });
+  if (now === undefined || now === registered) return;
+  // OFFLINE-01: with a bundle of the new release, stage it for the node's own rollout.
+  if (ctx.options.bundle !== undefined) ctx.staging = { generation: now };
+  else fail('configuration_changed', { registered, now });
 }
 
 async function checkDocker(ctx: InstallContext, need: SandboxNeed): Promise<void> {

@@ -9,7 +9,7 @@ import { hint, message } from '../src/messages.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import type { StoredIdentity } from '../src/agent/identity-store.ts';
-import { readNodeIdentity } from '../src/engine/node-state.ts';
+import { readNodeIdentity, readServingGeneration } from '../src/engine/node-state.ts';
 import type { InstallContext } from './context.ts';
 
 const POLL_MS = 1000;
@@ -19,6 +19,8 @@ export async function waitUntilReady(
   ctx: InstallContext,
   timeoutSeconds: number,
   signal?: AbortSignal,
+  /** OFFLINE-01: also until the node serves this generation (a release staged from a bundle). */
+  generation?: number,
 ): Promise<{ nodeId: string }> {
   const identity = await readNodeIdentity(ctx.host, ctx.layout);
   if (identity === undefined)
@@ -37,10 +39,14 @@ export async function waitUntilReady(
     stopIfAborted(signal);
     try {
       const view = await client.identity(identity.node_id, identity.credential);
-      if (view.connected && view.provider_ready) return { nodeId: identity.node_id };
+      const serving =
+        generation === undefined ? undefined : await readServingGeneration(ctx.host, ctx.layout);
+      if (view.connected && view.provider_ready && serving === generation)
+        return { nodeId: identity.node_id };
       answered = true;
       everConnected ||= view.connected;
       said = view.connected ? 'connected, but its provider is not ready' : NOT_CONNECTED;
+      if (view.connected && view.provider_ready) said = `preparing generation ${generation ?? ''}`;
     } catch (error) {
       // Core could not be asked: what went wrong is the news, not the WebSocket.
       answered = false;

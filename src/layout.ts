@@ -70,6 +70,8 @@ export const STATE_FILES = {
   generations: 'generations',
   /** The node half's digest cache of its files (src/agent/digest-file.ts, issue #13). */
   digests: 'digests.json',
+  /** Manifests of releases staged from a bundle, by release (OFFLINE-01, src/agent/staged.ts). */
+  manifests: 'manifests',
 } as const;
 
 export interface Layout {

@@ -30,6 +30,8 @@ export const prepareRequest = z
       .strictObject({ fd: z.number().int().min(3).max(9) })
       .nullable()
       .default(null),
+    /** OFFLINE-01: only stage the bundle's release for the node's rollout (src/agent/staged.ts). */
+    stage: z.boolean().default(false),
     /** Probe and plan only: print what would change (install --dry-run, and the installer's probe). */
     dry_run: z.boolean().default(false),
   })

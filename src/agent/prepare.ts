@@ -16,7 +16,8 @@ import { fetchManifest, releaseOf as releaseOfConfiguration } from './node-files
 import { readBundle, type Bundle } from '../bundle/bundle.ts';
 import { sizeOfFd } from '../host/bundle-file.ts';
 import { oacError } from '../messages.ts';
-import { nodeHalfDesired } from './node-desired.ts';
+import { generationResources, nodeHalfDesired } from './node-desired.ts';
+import { stageManifest } from './staged.ts';
 import type { PrepareRequest } from './prepare-request.ts';
 
 export { networkName } from './prepare-context.ts';
@@ -37,9 +38,13 @@ export async function prepare(
     signal,
     prepare: { req, manifest, ...(bundle === undefined ? {} : { bundle }) },
   };
-  return withDigestFile(ctx, dryRun, (withDigests) =>
-    reconcile(nodeHalfDesired(req, manifest), withDigests, { dryRun, emit, signal }),
+  // A staged release: what the rollout needs of it, and its manifest kept for the rollout.
+  const resources = req.stage ? generationResources(req, manifest) : nodeHalfDesired(req, manifest);
+  const report = await withDigestFile(ctx, dryRun, (withDigests) =>
+    reconcile(resources, withDigests, { dryRun, emit, signal }),
   );
+  if (req.stage && !dryRun) await stageManifest(req.state_dir, manifest);
+  return report;
 }
 
 /** The release: the bundle root opened for us (fd 3; root verified it, and every file copied

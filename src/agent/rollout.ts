@@ -21,7 +21,8 @@ import { proxyEnvFrom } from '../net/proxy-env.ts';
 import { backoffDelay } from '../net/retry.ts';
 import type { RegisteredIdentity } from './identity-store.ts';
 import { withDigestFile } from './digest-file.ts';
-import { fetchManifest } from './node-files.ts';
+import { fetchManifest, releaseOf } from './node-files.ts';
+import { stagedManifest } from './staged.ts';
 import { generationResources } from './node-desired.ts';
 import type { PrepareRequest } from './prepare-request.ts';
 import { parseProviderFile, type ProviderFile } from './provider-file.ts';
@@ -140,7 +141,10 @@ export class Rollout {
         target,
       );
       const req = requestFor(identity, stateDir, current, configuration);
-      const manifest = await fetchManifest(req.console_url, configuration, req.proxy_env);
+      // OFFLINE-01: a release staged from a bundle needs no console.
+      const manifest =
+        (await stagedManifest(stateDir, releaseOf(configuration))) ??
+        (await fetchManifest(req.console_url, configuration, req.proxy_env));
       const emit = (event: EngineEvent) => {
         if (event.type === 'note') this.options.log(event.message);
       };
@@ -208,6 +212,7 @@ function requestFor(
     core_url: identity.core_url,
     core_pin: identity.core_pin ?? null,
     bundle: null,
+    stage: false,
     console_url: identity.core_url,
     name: identity.name,
     token: null,

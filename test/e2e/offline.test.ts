@@ -13,6 +13,7 @@ import { after, test } from 'node:test';
 import { renderInstallCommand } from '../../installer/one-liner.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import { startCore } from '../helpers/core.ts';
+import { buildRelease } from '../../fixtures/release/build.ts';
 import { bootHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
@@ -58,11 +59,21 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
     release: string;
     files: Array<{ name: string; kind: string }>;
   };
-  const local = await startCore(['--release-dir', dir]);
+  // The release Core's configuration moves to later: same executable, another version.
+  const exe = requireExecutable();
+  const nextDir = join(work, 'next-release');
+  const next = await buildRelease({
+    executable: exe,
+    executableGz: `${exe}.gz`,
+    outDir: nextDir,
+    version: '9.9.9',
+  });
+  const local = await startCore(['--release-dir', dir, '--extra-release-dir', nextDir]);
   let printed: string;
   try {
     chmodSync(work, 0o777);
     printed = bundleCli(local.console_url, manifest.release, join(work, 'release.bundle'));
+    bundleCli(local.console_url, next.manifest.release, join(work, 'next.bundle'));
   } finally {
     await local.stop();
   }
@@ -85,13 +96,14 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
   const host = await bootHost({ binds: [{ source: work, target: '/opt/bundles' }] });
   let core: CoreInHost | undefined;
   try {
-    core = await startCoreInHost(host, ['--release-dir', dir]);
+    core = await startCoreInHost(host, ['--release-dir', dir, '--extra-release-dir', nextDir]);
     // No console file and no release file can be had: every one answers 503.
     for (const target of [
       'manifest.json',
       'oac-node.gz',
       'SHA256SUMS',
       ...manifest.files.map((f) => f.name),
+      ...next.manifest.files.map((f) => f.name),
     ])
       assert.equal(
         (
@@ -178,6 +190,58 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
       { stdin: '' },
     );
     assert.equal(dry.status, 0, `nothing would change\n${dry.stdout}\n${dry.stderr}`);
+
+    // Core's configuration moves to the next release, which this host cannot download: the
+    // documented command with a bundle of it stages it, and the node rolls out by itself.
+    const deployment = (await core.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
+      specification: Record<string, unknown>;
+    };
+    const put = await core.coreApi('PUT', '/core/v1/sandbox/specification', {
+      specification: { ...deployment.specification, release: next.manifest.release },
+    });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    const target = (put.body as { generation: number }).generation;
+    const stageArgs = [
+      installer,
+      'install',
+      '--core-url',
+      core.coreUrl,
+      '--installation-id',
+      installationId,
+      '--bundle',
+      '/opt/bundles/next.bundle',
+    ];
+    const plan = await host.exec([...stageArgs, '--dry-run'], { stdin: '' });
+    assert.equal(plan.status, 2, `${plan.stdout}\n${plan.stderr}`);
+    assert.match(
+      plan.stdout,
+      new RegExp(
+        `Would stage release ${next.manifest.release.replaceAll('.', '\\.')} for generation ${target}`,
+      ),
+    );
+    const staged = await host.exec(stageArgs, { stdin: '', timeoutMs: 600_000 });
+    assert.equal(staged.status, 0, `${staged.stdout}\n${staged.stderr}`);
+    const after = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
+      nodes: Array<{ generation: number; connected: boolean; provider_ready: boolean }>;
+    };
+    assert.deepEqual(
+      after.nodes.map((n) => [n.generation, n.connected, n.provider_ready]),
+      [[target, true, true]],
+      'the node serves the new generation, ready',
+    );
+    const asked = (await apiAndFileRequests(core)).filter(
+      (r) =>
+        r.server === 'release' ||
+        r.path.startsWith('/node-files/') ||
+        r.path.startsWith('/node-install/'),
+    );
+    // Before the bundle was staged, the node's rollout asked the console for the new manifest
+    // (it may have had a route): refused, and never a node file.
+    const refusedManifest = `/node-files/${next.manifest.release}/manifest.json`;
+    assert.ok(
+      asked.every((r) => r.path === refusedManifest && (r as { status?: unknown }).status === 503),
+      JSON.stringify(asked),
+    );
 
     const nodeId = nodes.nodes[0]?.node_id ?? '';
     assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);

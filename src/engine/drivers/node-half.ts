@@ -38,6 +38,8 @@ export interface NodeHalfInputs {
   proxyEnv: Record<string, string>;
   /** OFFLINE-01: the node half reads the release from this bundle (its descriptor, as fd 3). */
   bundle?: Bundle;
+  /** OFFLINE-01: only stage the bundle's release for the running node's rollout. */
+  stage?: boolean;
 }
 
 export interface NodeHalfActual {
@@ -81,6 +83,13 @@ export const nodeHalfDriver: Driver<'node', NodeHalfActual> = {
   remove: () => Promise.resolve({ outcome: 'skipped', detail: 'the node half' }),
 };
 
+/** OFFLINE-01: the node half stages a bundle's release (install, when the node serves an older
+ *  generation than Core's); its plan, or what it did. */
+export async function stageRelease(ctx: DriverContext, dryRun: boolean): Promise<Action[]> {
+  const events = await runChild(ctx, dryRun, dryRun ? () => undefined : ctx.emit);
+  return events.flatMap((e) => (e.type === 'step-plan' ? [e.action] : []));
+}
+
 async function runChild(
   ctx: DriverContext,
   dryRun: boolean,
@@ -105,6 +114,7 @@ async function runChild(
     docker_host: `unix://${host.path(DOCKER_SOCKET)}`,
     proxy_env: node.proxyEnv,
     bundle: node.bundle === undefined ? null : { fd: BUNDLE_CHILD_FD },
+    stage: node.stage === true,
     dry_run: dryRun,
   };
   // The installed program (readable by oac-node), not root's private copy; tsx in development.
