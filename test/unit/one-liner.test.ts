@@ -42,7 +42,9 @@ const loopback = renderInstallCommand({
 const PIN = `sha256:${'ab'.repeat(32)}`;
 const pinned = renderInstallCommand({ ...INPUT, corePin: PIN });
 const uninstallPinned = renderUninstallCommand({ ...INPUT, corePin: PIN });
-const ALL = { install, uninstall, uninstallForce, loopback, pinned, uninstallPinned };
+const BUNDLE = '/root/oac-node-0.1.0.bundle';
+const fromBundle = renderInstallCommand({ ...INPUT, bundle: BUNDLE });
+const ALL = { install, uninstall, uninstallForce, loopback, pinned, uninstallPinned, fromBundle };
 
 function occurrences(text: string, what: string): number {
   return text.split(what).length - 1;
@@ -565,5 +567,34 @@ describe("TRUST-01 the pin of Core's key in the line", () => {
         }),
       /https Core URL/,
     );
+  });
+});
+
+describe('OFFLINE-01 the line that takes everything from a bundle on the host', () => {
+  test('OFFLINE-01 the installer comes out of the bundle with tar, is checked as a download is, and gets --bundle', () => {
+    assert.ok(fromBundle.includes(`b='${BUNDLE}'`));
+    assert.ok(fromBundle.includes('tar -xOf "$b" oac-node.gz >"$p"'));
+    assert.ok(!fromBundle.includes('curl '), 'nothing is downloaded');
+    assert.ok(fromBundle.includes('for t in tar sha256sum flock gzip sudo; do'));
+    assert.ok(fromBundle.includes('v=$(sha256sum <"$x.part")'), 'the same checksum as a download');
+    assert.ok(
+      fromBundle.includes(
+        `echo "${LINE_MESSAGES.bundleMismatch}" >&2; exit ${LINE_EXIT.checksumMismatch}`,
+      ),
+    );
+    assert.ok(fromBundle.includes(`exit ${LINE_EXIT.bundleUnreadable}`));
+    assert.equal(occurrences(fromBundle, `--bundle '${BUNDLE}'`), 1);
+  });
+
+  test('OFFLINE-01 a relative path, .. or a character the line does not carry is refused', () => {
+    for (const bad of [
+      'oac.bundle',
+      '/root/../etc/shadow',
+      '/root/a b',
+      "/root/it's",
+      '/root/$x',
+      '/root/./x',
+    ])
+      assert.throws(() => renderInstallCommand({ ...INPUT, bundle: bad }), UsageError, bad);
   });
 });
