@@ -29,8 +29,13 @@ async function main(): Promise<void> {
     host = await bootHost();
     say(`    ${host.name}: ${host.bootState}`);
     say('==> Starting the reference Core (the host reaches it at 127.0.0.1)');
-    core = await startCoreInHost(host, ['--release-dir', join(work, 'release')]);
+    // `--tls`: Core over HTTPS under a private CA of its own, which the host does not trust; the
+    // line Web prints then carries the pin of that CA (TRUST-01, docs/private-ca.md).
+    const tls = process.argv.includes('--tls') ? ['--tls'] : [];
+    core = await startCoreInHost(host, ['--release-dir', join(work, 'release'), ...tls]);
     say(`    Core ${core.coreUrl}`);
+    if (core.corePin !== undefined)
+      say(`    under a private CA the host does not trust; its pin: ${core.corePin}`);
 
     say('==> Nodes → Add node: the command Web would show');
     const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {
