@@ -4,7 +4,7 @@
 // docs/one-line-command.md shows the same line annotated, piece by piece.
 import { PROXY_VARIABLES } from '../src/net/proxy-env.ts';
 import { enrollmentToken } from '../src/net/core-schemas.ts';
-import { corePin as corePinSchema } from '../src/net/core-pin.ts';
+import { parseCorePin } from '../src/net/core-pin.ts';
 import * as z from 'zod';
 import { isInstallationId } from '../src/layout.ts';
 import { UsageError, isOacError } from '../src/errors.ts';
@@ -171,13 +171,7 @@ export function validateBundlePath(value: string): string {
 
 /** TRUST-01: `sha256:<hex>`, for an https Core (plain http has no key to pin). */
 export function validateCorePin(value: string, coreUrl: string): string {
-  if (!corePinSchema.safeParse(value).success)
-    throw new UsageError(
-      "The pin of Core's key must be sha256: and 64 lowercase hexadecimal digits",
-    );
-  if (!coreUrl.startsWith('https:'))
-    throw new UsageError("A pin of Core's key goes with an https Core URL");
-  return value;
+  return parseCorePin(value, coreUrl);
 }
 
 /** Core's public URL as the installer compares it: the origin (SEC-01). */

@@ -18,6 +18,7 @@ import { bootHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
 import { fromLine } from './helpers/install-line.ts';
+import { removeAndUninstall } from './helpers/remove-node.ts';
 import { testRelease } from './helpers/release.ts';
 
 const release = testRelease();
@@ -244,17 +245,7 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
     );
 
     const nodeId = nodes.nodes[0]?.node_id ?? '';
-    assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
-    await host.shOk(
-      `for i in $(seq 100); do systemctl is-active --quiet oac-node-${installationId}.service || exit 0; sleep 0.1; done; exit 1`,
-    );
-    const removed = await host.exec(uninstall);
-    assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
-    const differences = diffSnapshots(pristine, await host.snapshot());
-    assert.ok(
-      differences.every((l) => /docker ?images?/i.test(l)),
-      `only the kept image differs:\n${differences.join('\n')}`,
-    );
+    await removeAndUninstall(host, core, { nodeId, installationId, uninstall }, pristine);
   } finally {
     await core?.stop();
     await host.stop();

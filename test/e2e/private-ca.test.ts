@@ -13,6 +13,7 @@ import type { E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import type { CoreInHost } from './helpers/core-in-host.ts';
 import { fromLine } from './helpers/install-line.ts';
+import { removeAndUninstall } from './helpers/remove-node.ts';
 import { testRelease } from './helpers/release.ts';
 import { withHostAndCore } from './helpers/with-host.ts';
 
@@ -185,17 +186,7 @@ test('TRUST-01 issue #14 (a): a private-CA Core: the pinned line installs, rerun
     assert.equal(still.status, 1, still.stdout);
     assert.match(still.stderr, /^oac-node: Core still lists this node$/m);
     const nodeId = listed[0]?.node_id ?? '';
-    assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
-    await host.shOk(
-      `for i in $(seq 100); do systemctl is-active --quiet oac-node-${installationId}.service || exit 0; sleep 0.1; done; exit 1`,
-    );
-    const removed = await host.exec(uninstall);
-    assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
-    const differences = diffSnapshots(pristine, await host.snapshot());
-    assert.ok(
-      differences.every((line) => /docker ?images?/i.test(line)),
-      `only the kept image differs:\n${differences.join('\n')}`,
-    );
+    await removeAndUninstall(host, core, { nodeId, installationId, uninstall }, pristine);
     assert.equal(await host.shOk(TRUST_STORE), trustBefore, "the host's trust store is untouched");
   });
 });
