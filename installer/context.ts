@@ -18,6 +18,8 @@ export interface InstallOptions {
   checkpointRoot?: string;
   /** OFFLINE-01: the release files come from this bundle, opened by the CLI, not the console. */
   bundle?: Bundle;
+  /** OFFLINE-01: the SHA-256 of the bundle's manifest, as the command names it. */
+  bundleManifestSha256?: string;
   /** The six proxy variables as the installer received them (DL-04, HOST-06). */
   proxyEnv: Record<string, string>;
 }

@@ -109,9 +109,10 @@ async function corePinFor(
 }
 
 /** OFFLINE-01: the node serves an older generation than Core's and this host cannot download
- *  the new release: the node half stages it from the bundle (files verified and loaded, the
- *  manifest kept), then the service restarts so that its rollout finds everything in place at
- *  once, and the run waits until the node serves Core's generation and is ready. */
+ *  the new release: with the service stopped, the node half stages it from the bundle (files
+ *  verified and loaded, the manifest kept); the service starts again and its rollout finds
+ *  everything in place at once; the run waits until the node serves Core's generation and is
+ *  ready. Nothing else of the installation changes in such a run (rerun the line for that). */
 async function stageForRollout(
   ctx: InstallContext,
   req: InstallRequest & { corePin: string | null },
@@ -131,8 +132,14 @@ async function stageForRollout(
     ctx.emit({ type: 'note', step: 'stage', message });
     return { report: { steps: [], changed: true }, provider };
   }
-  await stageRelease(driverCtx, false);
-  await mustSystemctl(ctx.host, ['restart', ctx.layout.unitName]);
+  // Stopped meanwhile: its rollout would otherwise write the same files at the same time. Started
+  // again whatever happens, so a failed staging leaves the node serving as before.
+  await mustSystemctl(ctx.host, ['stop', ctx.layout.unitName]);
+  try {
+    await stageRelease(driverCtx, false);
+  } finally {
+    await mustSystemctl(ctx.host, ['start', ctx.layout.unitName]);
+  }
   const message = `Staged release ${release} for generation ${generation}; restarted ${ctx.layout.unitName}`;
   ctx.emit({ type: 'note', step: 'stage', message });
   ctx.emit({

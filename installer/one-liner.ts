@@ -27,8 +27,10 @@ export interface InstallCommandInput {
   /** TRUST-01: the pin of Core's TLS key, `sha256:<hex>`; passed to the installer. */
   corePin?: string;
   /** OFFLINE-01: an absolute path on the host of a bundle (oac-node bundle) to take the
-   *  installer and the release files from, instead of the console. */
+   *  installer and the release files from, instead of the console... */
   bundle?: string;
+  /** ...and the SHA-256 of its manifest, as oac-node bundle printed it (required with it). */
+  manifestSha256?: string;
 }
 
 export interface UninstallCommandInput {
@@ -121,6 +123,10 @@ export const LINE_MESSAGES = {
     "oac-node: the installer in the bundle $b does not match this command's checksum; the bundle is of another release, or damaged",
   bundleUnreadable:
     'oac-node: cannot take the installer out of the bundle $b; check the path, or copy the bundle again',
+  bundleNotReadable:
+    'oac-node: the bundle $b cannot be read by this account; put it where this account can read it, or run the command as root',
+  keptMismatchBundle:
+    'oac-node: the kept installer $x does not match its checksum; taking it out of the bundle again',
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -156,6 +162,15 @@ export function validateToken(value: string): string {
       "The enrollment token must be 16 to 512 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-'",
     );
   }
+  return value;
+}
+
+/** OFFLINE-01: the bundle's manifest SHA-256, which a bundle line must carry. */
+function bundleManifest(value: string | undefined): string {
+  if (value === undefined || !sha256Schema.safeParse(value).success)
+    throw new UsageError(
+      'A bundle needs the SHA-256 of its manifest (--manifest-sha256, as oac-node bundle printed it): 64 lowercase hexadecimal digits',
+    );
   return value;
 }
 
@@ -243,7 +258,10 @@ export function renderInstallCommand(input: InstallCommandInput): string {
   const pin = input.corePin === undefined ? undefined : validateCorePin(input.corePin, coreUrl);
   const pinArg = pin === undefined ? '' : ` --core-pin ${shQuote(pin)}`;
   const bundle = input.bundle === undefined ? undefined : validateBundlePath(input.bundle);
-  const bundleArg = bundle === undefined ? '' : ` --bundle ${shQuote(bundle)}`;
+  const bundleArg =
+    bundle === undefined
+      ? ''
+      : ` --bundle ${shQuote(bundle)} --manifest-sha256 ${shQuote(bundleManifest(input.manifestSha256))}`;
   return renderLine({
     consoleUrl,
     sha256,
@@ -343,7 +361,7 @@ function renderLine(parts: LineParts): string {
     // every rerun checks (issue #13); the same SHA-256, `-r` prints it first as sha256sum does.
     // Any other answer of OpenSSL's (a failure, another format) is asked of sha256sum again.
     '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x")',
-    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(M.keptMismatch)}; rm -f "$x"; ${parts.bundle === undefined ? download(parts.consoleUrl, parts.pinned) : fromBundle(parts.bundle)}; }`,
+    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(parts.bundle === undefined ? M.keptMismatch : M.keptMismatchBundle)}; rm -f "$x"; ${parts.bundle === undefined ? download(parts.consoleUrl, parts.pinned) : fromBundle(parts.bundle)}; }`,
     'exec 9>&-',
     // SEC-07, BOOT-04: `env -i` starts the installer (through FAR_SIDE) with a fixed PATH and
     // nothing else; --no-color for NO_COLOR; sudo unless root, with no variable preserved:
@@ -370,6 +388,7 @@ function fromBundle(bundle: string): string {
   const M = LINE_MESSAGES;
   return [
     `b=${shQuote(bundle)}`,
+    `[ -r "$b" ] || { ${say(M.bundleNotReadable)}; exit ${LINE_EXIT.bundleUnreadable}; }`,
     say(M.fromBundle),
     `tar -xOf "$b" oac-node.gz >"$p" 2>/dev/null || { rm -f "$p"; ${say(M.bundleUnreadable)}; exit ${LINE_EXIT.bundleUnreadable}; }`,
     unpackAndVerify(M.bundleMismatch),

@@ -15,7 +15,9 @@ export async function releaseManifest(
   if (bundle === undefined)
     return fetchManifest(new URL(ctx.options.coreUrl).origin, configuration, ctx.options.proxyEnv);
   if (ctx.bundleVerified !== true) {
-    await verifyBundle(bundle, releaseOf(configuration), configuration.provider);
+    const manifestSha256 = ctx.options.bundleManifestSha256 ?? '';
+    const release = releaseOf(configuration);
+    await verifyBundle(bundle, { manifestSha256, release }, configuration.provider);
     ctx.bundleVerified = true;
   }
   return bundle.manifest;

@@ -244,6 +244,14 @@ export const MESSAGES = {
     message: 'The bundle {path} cannot be used: {reason}',
     hint: 'Copy it again from the machine that made it, and check that its SHA-256 is the one oac-node bundle printed.',
   },
+  bundle_work_unsafe: {
+    message: 'Cannot use the work directory {path}: {reason}',
+    hint: 'Remove it if it is yours, or write the bundle into a directory only you can write (--out).',
+  },
+  bundle_manifest_mismatch: {
+    message: 'The bundle {path} holds another release manifest than the one this command names',
+    hint: 'Use the bundle whose manifest SHA-256 oac-node bundle printed for this command, or make the command for this bundle.',
+  },
   bundle_other_release: {
     message:
       "The bundle {path} holds release {theirs}, but Core's configuration names release {ours}",

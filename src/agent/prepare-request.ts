@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { enrollmentToken, nodeConfiguration } from '../net/core-schemas.ts';
 import { isInstallationId } from '../layout.ts';
 import { corePin } from '../net/core-pin.ts';
+import { releaseManifestSchema } from '../net/release-manifest.ts';
 
 export const prepareRequest = z
   .strictObject({
@@ -27,7 +28,13 @@ export const prepareRequest = z
     proxy_env: z.record(z.string(), z.string()),
     /** OFFLINE-01: the release comes from the bundle open as this descriptor, not the console. */
     bundle: z
-      .strictObject({ fd: z.number().int().min(3).max(9) })
+      .strictObject({
+        fd: z.number().int().min(3).max(9),
+        /** The bundle's path on the host, for messages only (the node half never opens it). */
+        label: z.string().min(1).max(4096),
+        /** The manifest root checked (its SHA-256, release and every file): the one used. */
+        manifest: releaseManifestSchema,
+      })
       .nullable()
       .default(null),
     /** OFFLINE-01: only stage the bundle's release for the node's rollout (src/agent/staged.ts). */

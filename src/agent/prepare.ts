@@ -13,7 +13,7 @@ import type { ReleaseManifest } from '../net/release-manifest.ts';
 import { redactor } from '../ui/redact.ts';
 import { withDigestFile } from './digest-file.ts';
 import { fetchManifest, releaseOf as releaseOfConfiguration } from './node-files.ts';
-import { readBundle, type Bundle } from '../bundle/bundle.ts';
+import { bundleFromRoot, type Bundle } from '../bundle/bundle.ts';
 import { sizeOfFd } from '../host/bundle-file.ts';
 import { oacError } from '../messages.ts';
 import { generationResources, nodeHalfDesired } from './node-desired.ts';
@@ -43,7 +43,9 @@ export async function prepare(
   const report = await withDigestFile(ctx, dryRun, (withDigests) =>
     reconcile(resources, withDigests, { dryRun, emit, signal }),
   );
-  if (req.stage && !dryRun) await stageManifest(req.state_dir, manifest);
+  // Kept on every install from a bundle, not only a staging: a later change of configuration
+  // within the same release then needs no console either (src/agent/staged.ts).
+  if (req.bundle !== null && !dryRun) await stageManifest(req.state_dir, manifest);
   return report;
 }
 
@@ -54,14 +56,11 @@ async function releaseOf(
 ): Promise<{ manifest: ReleaseManifest; bundle?: Bundle }> {
   if (req.bundle === null)
     return { manifest: await fetchManifest(req.console_url, req.configuration, req.proxy_env) };
-  const bundle = await readBundle(req.bundle.fd, await sizeOfFd(req.bundle.fd), 'given');
+  const { fd, label, manifest } = req.bundle;
   const wanted = releaseOfConfiguration(req.configuration);
-  if (bundle.manifest.release !== wanted)
-    throw oacError('bundle_other_release', {
-      path: bundle.label,
-      theirs: bundle.manifest.release,
-      ours: wanted,
-    });
+  if (manifest.release !== wanted)
+    throw oacError('bundle_other_release', { path: label, theirs: manifest.release, ours: wanted });
+  const bundle = await bundleFromRoot(fd, await sizeOfFd(fd), label, manifest);
   return { manifest: bundle.manifest, bundle };
 }
 

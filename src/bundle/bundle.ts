@@ -3,9 +3,14 @@
 // one checked against the manifest. An install from a bundle needs Core for enrollment and
 // readiness only. The manifest is trusted as the bundle's maker took it from the console (TLS,
 // or the pin); on the host its release must be the one Core's configuration names, the installer
-// the pasted line runs must have the command's SHA-256, and every file the manifest's.
+// the pasted line runs must have the command's SHA-256, the manifest the SHA-256 the command
+// names (`oac-node bundle` prints it: the maker's word travels in the command, not the file),
+// and every file the manifest's. Root checks all of it before anything changes and hands the
+// manifest it checked to the node half, which never reads the bundle's own copy again: a bundle
+// rewritten after the check fails the copy of the file that changed.
 import { oacError } from '../messages.ts';
-import { entryText, listEntries, sha256OfEntry } from '../host/bundle-file.ts';
+import { createHash } from 'node:crypto';
+import { entryBytes, listEntries, sha256OfEntry } from '../host/bundle-file.ts';
 import {
   releaseManifestSchema,
   type ReleaseFile,
@@ -21,9 +26,12 @@ const MANIFEST_MAX_BYTES = 1024 * 1024;
 export interface Bundle {
   /** An open descriptor of the bundle file (read by position only). */
   fd: number;
-  /** How messages name it: its path for root, "the bundle" for the node half. */
+  /** How messages name it: its path on the host. */
   label: string;
   manifest: ReleaseManifest;
+  /** SHA-256 of the manifest's bytes in the bundle (root's read; the node half gets the parsed
+   *  manifest root checked, not these bytes). */
+  manifestSha256: string;
   entries: ReadonlyMap<string, TarEntry>;
 }
 
@@ -35,16 +43,38 @@ export async function readBundle(fd: number, size: number, label: string): Promi
   const entries = new Map(listed.map((e) => [e.name, e]));
   const manifestEntry = entries.get(BUNDLE_MANIFEST);
   if (manifestEntry === undefined) throw unreadable(`it holds no ${BUNDLE_MANIFEST}`);
-  const text = await entryText(fd, manifestEntry, MANIFEST_MAX_BYTES);
+  const bytes = await entryBytes(fd, manifestEntry, MANIFEST_MAX_BYTES);
   let json: unknown;
   try {
-    json = text === undefined ? undefined : JSON.parse(text);
+    json = bytes === undefined ? undefined : JSON.parse(bytes.toString('utf8'));
   } catch {
     json = undefined;
   }
   const parsed = releaseManifestSchema.safeParse(json);
-  if (!parsed.success) throw unreadable(`its ${BUNDLE_MANIFEST} is not a release manifest`);
-  return { fd, label, manifest: parsed.data, entries };
+  if (!parsed.success || bytes === undefined)
+    throw unreadable(`its ${BUNDLE_MANIFEST} is not a release manifest`);
+  const manifestSha256 = createHash('sha256').update(bytes).digest('hex');
+  return { fd, label, manifest: parsed.data, manifestSha256, entries };
+}
+
+/** The node half's view: the entries of the descriptor root handed over, and the manifest root
+ *  checked (from the request), never the bundle's own copy read again. */
+export async function bundleFromRoot(
+  fd: number,
+  size: number,
+  label: string,
+  manifest: ReleaseManifest,
+): Promise<Bundle> {
+  const listed = await listEntries(fd, size);
+  if (typeof listed === 'string')
+    throw oacError('bundle_unreadable', { path: label, reason: listed });
+  return {
+    fd,
+    label,
+    manifest,
+    manifestSha256: '',
+    entries: new Map(listed.map((e) => [e.name, e])),
+  };
 }
 
 /** The node program (the installer), under its bundle name. */
@@ -77,10 +107,13 @@ export function entryOf(bundle: Bundle, file: ReleaseFile): TarEntry | undefined
  */
 export async function verifyBundle(
   bundle: Bundle,
-  release: string,
+  expected: { manifestSha256: string; release: string },
   provider: 'docker' | 'microsandbox',
 ): Promise<void> {
   const { manifest, label } = bundle;
+  const { release } = expected;
+  if (bundle.manifestSha256 !== expected.manifestSha256)
+    throw oacError('bundle_manifest_mismatch', { path: label });
   if (manifest.release !== release)
     throw oacError('bundle_other_release', {
       path: label,

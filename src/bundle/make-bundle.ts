@@ -1,11 +1,14 @@
 // `oac-node bundle` (OFFLINE-01): on any machine that reaches the console, no root needed. Reads
 // the release manifest, downloads the installer and the node files (resumable, each verified
-// against the manifest as it arrives: src/net/download.ts), then writes them as one bundle whose
-// SHA-256 it prints, so the operator can check the copy on the host.
+// against the manifest as it arrives: src/net/download.ts), then writes them as one bundle,
+// hashing each again as it goes in. It prints the SHA-256 of the manifest, which the host's
+// command carries (the bundle is trusted through it), and of the bundle, to check the copy.
+import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { fetchReleaseManifest } from '../agent/node-files.ts';
-import { ensureDirectory, sha256File, writeFileAtomic } from '../host/files.ts';
-import { removeTree, writeBundle } from '../host/bundle-file.ts';
+import { ownWorkDirectory, removeTree, writeBundle } from '../host/bundle-file.ts';
+import { sha256File, writeFileAtomic } from '../host/files.ts';
+import { oacError } from '../messages.ts';
+import { manifestBytes } from '../net/manifest-bytes.ts';
 import { sharedDispatcher } from '../net/dispatcher.ts';
 import { downloadFile } from '../net/download.ts';
 import { proxyEnvFrom } from '../net/proxy-env.ts';
@@ -27,11 +30,16 @@ export interface MadeBundle {
   files: number;
   bytes: number;
   sha256: string;
+  manifestSha256: string;
 }
 
 export async function makeBundle(req: MakeBundleRequest): Promise<MadeBundle> {
   const env = proxyEnvFrom(process.env);
-  const manifest = await fetchReleaseManifest(req.consoleUrl, req.release, env);
+  const { manifest, bytes } = await manifestBytes(
+    req.consoleUrl,
+    req.release,
+    sharedDispatcher(env),
+  );
   const wanted: ReleaseFile[] = [
     installerFile(manifest),
     ...(req.provider === undefined
@@ -40,7 +48,8 @@ export async function makeBundle(req: MakeBundleRequest): Promise<MadeBundle> {
   ];
   // Beside the bundle, kept after a failure: a rerun resumes every download where it stopped.
   const work = join(dirname(req.out), `.${basename(req.out)}.parts`);
-  await ensureDirectory(work, 0o700);
+  const owned = await ownWorkDirectory(work);
+  if (owned !== 'ok') throw oacError('bundle_work_unsafe', { path: work, reason: owned });
   for (const file of wanted) {
     req.log(`Downloading ${file.name} (${file.size} bytes)`);
     await downloadFile({
@@ -51,23 +60,27 @@ export async function makeBundle(req: MakeBundleRequest): Promise<MadeBundle> {
       dispatcher: sharedDispatcher(env),
     });
   }
+  // The console's bytes as they are: their SHA-256 is what the host's command names.
   const manifestPath = join(work, BUNDLE_MANIFEST);
-  await writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 0o644);
+  await writeFileAtomic(manifestPath, bytes, 0o600);
+  const manifestSha256 = createHash('sha256').update(bytes).digest('hex');
   const entries = [
-    { name: BUNDLE_MANIFEST, path: manifestPath },
+    { name: BUNDLE_MANIFEST, path: manifestPath, sha256: manifestSha256 },
     ...wanted.map((f) => ({
       name: f.kind === 'node-program' ? BUNDLE_INSTALLER : f.name,
       path: join(work, f.name),
+      sha256: f.sha256,
     })),
   ];
   const mtime = Math.floor(Date.parse(manifest.created_at) / 1000);
-  const bytes = await writeBundle(req.out, entries, Number.isFinite(mtime) ? mtime : 0);
+  const size = await writeBundle(req.out, entries, Number.isFinite(mtime) ? mtime : 0);
   await removeTree(work);
   return {
     path: req.out,
     release: manifest.release,
     files: wanted.length,
-    bytes,
+    bytes: size,
     sha256: await sha256File(req.out),
+    manifestSha256,
   };
 }

@@ -5,11 +5,11 @@
 import { createHash } from 'node:crypto';
 import { constants, read as readCallback, type Stats } from 'node:fs';
 import { fstat as fstatCallback } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { BLOCK, fileHeader, paddingOf, parseHeader, type TarEntry } from '../bundle/tar-header.ts';
 import { isVerifiedFile, openPartFile } from './part-file.ts';
-import { syncDirectory } from './files.ts';
+import { isCode, syncDirectory } from './files.ts';
 import { dirname } from 'node:path';
 
 const readAt = promisify(readCallback);
@@ -80,16 +80,16 @@ export async function sha256OfEntry(fd: number, entry: TarEntry): Promise<string
   return hash.digest('hex');
 }
 
-/** A small entry (the manifest) as text; undefined when larger than `max` bytes. */
-export async function entryText(
+/** A small entry's bytes (the manifest); undefined when larger than `max` bytes. */
+export async function entryBytes(
   fd: number,
   entry: TarEntry,
   max: number,
-): Promise<string | undefined> {
+): Promise<Buffer | undefined> {
   if (entry.size > max) return undefined;
   const chunks: Buffer[] = [];
   await eachPiece(fd, entry, (piece) => void chunks.push(Buffer.from(piece)));
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export interface CopyProgress {
@@ -141,7 +141,8 @@ export async function copyEntry(
  *  rename, so `out` is never half written. `files` are read from disk as they are now. */
 export async function writeBundle(
   out: string,
-  files: ReadonlyArray<{ name: string; path: string }>,
+  /** `sha256`: what each file must hash to as it is written (the manifest's word). */
+  files: ReadonlyArray<{ name: string; path: string; sha256: string }>,
   mtimeSeconds: number,
 ): Promise<number> {
   const partPath = `${out}.part`;
@@ -158,9 +159,16 @@ export async function writeBundle(
       try {
         const size = (await source.stat()).size;
         await handle.write(fileHeader(file.name, size, mtimeSeconds));
+        const hash = createHash('sha256');
         await eachPiece(source.fd, { name: file.name, offset: 0, size }, async (piece) => {
+          hash.update(piece);
           await handle.write(piece);
         });
+        // Verified as written: a file changed since its download never enters the bundle.
+        if (hash.digest('hex') !== file.sha256)
+          throw Object.assign(new Error(`${file.name} changed after it was verified`), {
+            code: 'ECHANGED',
+          });
         await handle.write(Buffer.alloc(paddingOf(size)));
         written += BLOCK + size + paddingOf(size);
       } finally {
@@ -180,7 +188,25 @@ export async function writeBundle(
   return written + 2 * BLOCK;
 }
 
-/** The bundle maker's work directory, once the bundle is written. */
+/**
+ * The bundle maker's work directory: made by this process's user, 0700, not a link. One left by
+ * an earlier run of the same user is reused (its downloads resume); anything else at that path
+ * (another user's, a link, a wider mode) is refused, never written into.
+ */
+export async function ownWorkDirectory(path: string): Promise<'ok' | string> {
+  try {
+    await mkdir(path, { mode: 0o700 });
+  } catch (error) {
+    if (!isCode(error, 'EEXIST')) throw error;
+  }
+  const info = await lstat(path);
+  if (!info.isDirectory()) return 'it is not a directory';
+  if (info.uid !== process.getuid?.()) return 'another user owns it';
+  if ((info.mode & 0o777) !== 0o700) return 'others can write to it';
+  return 'ok';
+}
+
+/** The work directory once the bundle is written (ours and 0700: nothing planted in it). */
 export async function removeTree(path: string): Promise<void> {
   await rm(path, { recursive: true, force: true });
 }

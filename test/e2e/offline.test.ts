@@ -71,14 +71,17 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
   });
   const local = await startCore(['--release-dir', dir, '--extra-release-dir', nextDir]);
   let printed: string;
+  let nextPrinted: string;
   try {
     chmodSync(work, 0o777);
     printed = bundleCli(local.console_url, manifest.release, join(work, 'release.bundle'));
-    bundleCli(local.console_url, next.manifest.release, join(work, 'next.bundle'));
+    nextPrinted = bundleCli(local.console_url, next.manifest.release, join(work, 'next.bundle'));
   } finally {
     await local.stop();
   }
   const sha256 = /^SHA-256: ([0-9a-f]{64})$/m.exec(printed)?.[1] ?? '';
+  const manifestSha256 = /^Manifest SHA-256: ([0-9a-f]{64})$/m.exec(printed)?.[1] ?? '';
+  assert.match(manifestSha256, /^[0-9a-f]{64}$/);
   assert.equal(
     execFileSync('sha256sum', [join(work, 'release.bundle')], { encoding: 'utf8' }).split(' ')[0],
     sha256,
@@ -127,6 +130,7 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
         installerSha256,
         token,
         bundle,
+        manifestSha256,
       });
     const pristine = await host.snapshot();
     await core.coreApi('DELETE', '/__fixture/requests');
@@ -184,6 +188,8 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
         core.coreUrl,
         '--bundle',
         '/opt/bundles/release.bundle',
+        '--manifest-sha256',
+        manifestSha256,
         '--installation-id',
         installationId,
         '--dry-run',
@@ -211,6 +217,8 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
       installationId,
       '--bundle',
       '/opt/bundles/next.bundle',
+      '--manifest-sha256',
+      /^Manifest SHA-256: ([0-9a-f]{64})$/m.exec(nextPrinted)?.[1] ?? '',
     ];
     const plan = await host.exec([...stageArgs, '--dry-run'], { stdin: '' });
     assert.equal(plan.status, 2, `${plan.stdout}\n${plan.stderr}`);

@@ -4,11 +4,22 @@
 // pasted line does; a copy out of it is verified and never written through a planted link.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, symlink, writeFile, open } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  mkdir,
+  mkdtemp,
+  open,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
+  bundleFromRoot,
   readBundle,
   verifyBundle,
   BUNDLE_INSTALLER,
@@ -23,18 +34,19 @@ let release: SampleRelease;
 let core: TestCore;
 let dir: string;
 let bundlePath: string;
+let manifestSha256: string;
 
 before(async () => {
   release = await makeReleaseDir();
   core = await startCore(['--release-dir', release.dir]);
   dir = await mkdtemp(join(tmpdir(), 'oac-bundle-'));
   bundlePath = join(dir, 'release.bundle');
-  await makeBundle({
+  ({ manifestSha256 } = await makeBundle({
     consoleUrl: core.console_url,
     release: release.release,
     out: bundlePath,
     log: () => {},
-  });
+  }));
 });
 after(async () => {
   await core.stop();
@@ -61,14 +73,18 @@ test('OFFLINE-01 the bundle holds the manifest, the installer under a fixed name
   // What the pasted line does with it: the installer is the manifest's node program.
   const installer = execFileSync('tar', ['-xOf', bundlePath, BUNDLE_INSTALLER]);
   assert.ok(program !== undefined && installer.equals(program.data));
-  await withBundle(bundlePath, (b) => verifyBundle(b, release.release, 'microsandbox'));
+  await withBundle(bundlePath, (b) =>
+    verifyBundle(b, { manifestSha256, release: release.release }, 'microsandbox'),
+  );
   const names = await readdirNames(dir);
   assert.deepEqual(names, ['release.bundle'], 'the work directory is gone');
 });
 
 test('OFFLINE-01 a bundle of another release is refused in one line naming both releases', async () => {
   await assert.rejects(
-    withBundle(bundlePath, (b) => verifyBundle(b, '0.2.0-ffffffffffff', 'docker')),
+    withBundle(bundlePath, (b) =>
+      verifyBundle(b, { manifestSha256, release: '0.2.0-ffffffffffff' }, 'docker'),
+    ),
     (error: unknown) => {
       assert.equal(codeOf(error), 'bundle_other_release');
       assert.match(
@@ -89,7 +105,9 @@ test('OFFLINE-01 one flipped byte in a node file: bundle_damaged naming the file
   bytes[at + 100] = (bytes[at + 100] ?? 0) ^ 0xff;
   await writeFile(damaged, bytes);
   await assert.rejects(
-    withBundle(damaged, (b) => verifyBundle(b, release.release, 'docker')),
+    withBundle(damaged, (b) =>
+      verifyBundle(b, { manifestSha256, release: release.release }, 'docker'),
+    ),
     (error: unknown) =>
       codeOf(error) === 'bundle_damaged' && (error as Error).message.includes(image?.name ?? '?'),
   );
@@ -116,9 +134,13 @@ test('OFFLINE-01 a cut or foreign file is no bundle; a docker-only bundle lacks 
     provider: 'docker',
     log: () => {},
   });
-  await withBundle(slim, (b) => verifyBundle(b, release.release, 'docker'));
+  await withBundle(slim, (b) =>
+    verifyBundle(b, { manifestSha256, release: release.release }, 'docker'),
+  );
   await assert.rejects(
-    withBundle(slim, (b) => verifyBundle(b, release.release, 'microsandbox')),
+    withBundle(slim, (b) =>
+      verifyBundle(b, { manifestSha256, release: release.release }, 'microsandbox'),
+    ),
     (e: unknown) => codeOf(e) === 'bundle_incomplete',
   );
 });
@@ -153,3 +175,69 @@ async function readdirNames(path: string): Promise<string[]> {
   const { readdir } = await import('node:fs/promises');
   return (await readdir(path)).sort();
 }
+
+test('OFFLINE-01 the manifest must be the one the command names: a forged manifest with matching files is refused', async () => {
+  // A bundle whose manifest lists a Runtime image of the forger's choosing, consistently.
+  const forged = join(dir, 'forged.bundle');
+  const bytes = await readFile(bundlePath);
+  const text = bytes.toString('latin1');
+  const at = text.indexOf('"format"');
+  assert.ok(at > 0);
+  const flipped = Buffer.from(bytes);
+  // One byte of the manifest's JSON whitespace changed: same meaning, another SHA-256.
+  const space = flipped.indexOf(0x20, at);
+  flipped[space] = 0x09;
+  await writeFile(forged, flipped);
+  await assert.rejects(
+    withBundle(forged, (b) =>
+      verifyBundle(b, { manifestSha256, release: release.release }, 'docker'),
+    ),
+    (e: unknown) => codeOf(e) === 'bundle_manifest_mismatch',
+  );
+});
+
+test("OFFLINE-01 a bundle rewritten after root checked it: the node half copies against root's manifest and refuses the changed file", async () => {
+  const moving = join(dir, 'moving.bundle');
+  await writeFile(moving, await readFile(bundlePath));
+  const file = release.files.find((f) => f.kind === 'microsandbox-runtime');
+  assert.ok(file !== undefined);
+  const checked = await withBundle(moving, async (b) => {
+    await verifyBundle(b, { manifestSha256, release: release.release }, 'microsandbox');
+    return b.manifest;
+  });
+  // Changed in place after the check (same fd would see it): one byte of that file.
+  const bytes = await readFile(moving);
+  const at = bytes.indexOf(file.data.subarray(0, 64));
+  bytes[at + 10] = (bytes[at + 10] ?? 0) ^ 0xff;
+  await writeFile(moving, bytes);
+  const handle = await openBundleFile(moving);
+  try {
+    const b = await bundleFromRoot(handle.fd, handle.size, moving, checked);
+    const entry = b.entries.get(file.name);
+    assert.ok(entry !== undefined);
+    const wanted = checked.files.find((f) => f.name === file.name)?.sha256 ?? '';
+    const found = await copyEntry(b.fd, entry, join(dir, 'moved.bin'), wanted, () => {});
+    assert.notEqual(found, undefined, 'the copy is refused');
+    await assert.rejects(open(join(dir, 'moved.bin')), /ENOENT/);
+  } finally {
+    await handle.close();
+  }
+});
+
+test('OFFLINE-01 oac-node bundle refuses a work directory another user planted beside the output', async () => {
+  const out = join(dir, 'planted.bundle');
+  const work = join(dir, '.planted.bundle.parts');
+  await mkdir(work, { mode: 0o700 });
+  await chown(work, 65534, 65534);
+  await assert.rejects(
+    makeBundle({ consoleUrl: core.console_url, release: release.release, out, log: () => {} }),
+    (e: unknown) => codeOf(e) === 'bundle_work_unsafe' && /another user owns it/.test(String(e)),
+  );
+  await chown(work, 0, 0);
+  await chmod(work, 0o777);
+  await assert.rejects(
+    makeBundle({ consoleUrl: core.console_url, release: release.release, out, log: () => {} }),
+    (e: unknown) => codeOf(e) === 'bundle_work_unsafe' && /others can write/.test(String(e)),
+  );
+  await assert.rejects(open(out), /ENOENT/);
+});

@@ -43,7 +43,8 @@ const PIN = `sha256:${'ab'.repeat(32)}`;
 const pinned = renderInstallCommand({ ...INPUT, corePin: PIN });
 const uninstallPinned = renderUninstallCommand({ ...INPUT, corePin: PIN });
 const BUNDLE = '/root/oac-node-0.1.0.bundle';
-const fromBundle = renderInstallCommand({ ...INPUT, bundle: BUNDLE });
+const MANIFEST_SHA = 'ab'.repeat(32);
+const fromBundle = renderInstallCommand({ ...INPUT, bundle: BUNDLE, manifestSha256: MANIFEST_SHA });
 const ALL = { install, uninstall, uninstallForce, loopback, pinned, uninstallPinned, fromBundle };
 
 function occurrences(text: string, what: string): number {
@@ -583,7 +584,17 @@ describe('OFFLINE-01 the line that takes everything from a bundle on the host', 
       ),
     );
     assert.ok(fromBundle.includes(`exit ${LINE_EXIT.bundleUnreadable}`));
-    assert.equal(occurrences(fromBundle, `--bundle '${BUNDLE}'`), 1);
+    assert.equal(
+      occurrences(fromBundle, `--bundle '${BUNDLE}' --manifest-sha256 '${MANIFEST_SHA}'`),
+      1,
+    );
+    // Not readable by the pasting account (a root-only file, the line run with sudo): said so.
+    assert.ok(
+      fromBundle.includes(
+        `[ -r "$b" ] || { echo "${LINE_MESSAGES.bundleNotReadable}" >&2; exit ${LINE_EXIT.bundleUnreadable}; }`,
+      ),
+    );
+    assert.ok(fromBundle.includes(LINE_MESSAGES.keptMismatchBundle));
   });
 
   test('OFFLINE-01 a relative path, .. or a character the line does not carry is refused', () => {
@@ -595,6 +606,15 @@ describe('OFFLINE-01 the line that takes everything from a bundle on the host', 
       '/root/$x',
       '/root/./x',
     ])
-      assert.throws(() => renderInstallCommand({ ...INPUT, bundle: bad }), UsageError, bad);
+      assert.throws(
+        () => renderInstallCommand({ ...INPUT, bundle: bad, manifestSha256: MANIFEST_SHA }),
+        UsageError,
+        bad,
+      );
+    // A bundle without the SHA-256 of its manifest (the command's word for it) is refused.
+    assert.throws(
+      () => renderInstallCommand({ ...INPUT, bundle: BUNDLE }),
+      /SHA-256 of its manifest/,
+    );
   });
 });

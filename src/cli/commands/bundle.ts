@@ -66,8 +66,10 @@ export const bundleCommand: CommandModule<object, BundleArgs> = {
       `${[
         `Bundle ${made.path}: release ${made.release}, ${made.files} files, ${made.bytes} bytes`,
         `SHA-256: ${made.sha256}`,
+        `Manifest SHA-256: ${made.manifestSha256}`,
         'Copy it to the host, check it there with sha256sum, and run the line that',
-        '  oac-node command --bundle /path/on/the/host … prints (docs/offline.md).',
+        `  oac-node command … --bundle /path/on/the/host --manifest-sha256 ${made.manifestSha256}`,
+        'prints (docs/offline.md).',
       ]
         .map(printable)
         .join('\n')}\n`,

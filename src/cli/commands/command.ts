@@ -31,6 +31,7 @@ interface CommandArgs {
   'installer-sha256'?: string;
   'core-pin'?: string;
   bundle?: string;
+  'manifest-sha256'?: string;
 }
 
 export interface CommandIo {
@@ -81,6 +82,11 @@ export const commandCommand: CommandModule<object, CommandArgs> = {
         describe:
           'Absolute path of a bundle already copied to the host (oac-node bundle): the line takes everything from it',
       })
+      .option('manifest-sha256', {
+        type: 'string',
+        describe:
+          "With --bundle: the SHA-256 of the bundle's manifest, as oac-node bundle printed it",
+      })
       .option('installer-sha256', {
         type: 'string',
         describe:
@@ -119,7 +125,9 @@ export async function printCommand(args: CommandArgs, io: CommandIo): Promise<vo
   if (pin !== undefined) pinOrigin(coreUrl, validateCorePin(pin, coreUrl));
   const corePin = {
     ...(pin === undefined ? {} : { corePin: pin }),
-    ...(args.bundle === undefined ? {} : { bundle: validateBundlePath(args.bundle) }),
+    ...(args.bundle === undefined
+      ? {}
+      : { bundle: validateBundlePath(args.bundle), manifestSha256: args['manifest-sha256'] }),
   };
   if (args.uninstall) {
     const installerSha256 = given ?? (await io.fetchSha256(consoleUrl));

@@ -26,6 +26,7 @@ interface InstallArgs {
   'core-url'?: string;
   'core-pin'?: string;
   bundle?: string;
+  'manifest-sha256'?: string;
   'installation-id'?: string;
   'checkpoint-root'?: string;
   name?: string;
@@ -57,6 +58,11 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       .option('bundle', {
         type: 'string',
         describe: 'Take the release files from this bundle (oac-node bundle), not from the console',
+      })
+      .option('manifest-sha256', {
+        type: 'string',
+        describe:
+          "With --bundle: the SHA-256 of the bundle's manifest, as oac-node bundle printed it",
       })
       .option('checkpoint-root', {
         type: 'string',
@@ -110,6 +116,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     const checkpointRoot = checkpointRootArg(argv['checkpoint-root']);
     const name = nameArg(argv.name ?? hostname());
     // OFFLINE-01: opened and listed before the token is read; checked whole in preflight.
+    const manifestSha256 = manifestSha256Arg(argv.bundle, argv['manifest-sha256']);
     const bundle = argv.bundle === undefined ? undefined : await openBundle(argv.bundle);
     const token = tokenFromStdin(await readStdin(TOKEN_STDIN_MAX_BYTES, 'the enrollment token'));
     if (token !== undefined) {
@@ -151,7 +158,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         token,
         timeoutSeconds: argv.timeout,
         signal: interruption.signal,
-        ...(bundle === undefined ? {} : { bundle }),
+        ...(bundle === undefined ? {} : { bundle, bundleManifestSha256: manifestSha256 }),
       },
       emit,
     )
@@ -202,6 +209,18 @@ function corePinArg(value: string | undefined, coreOrigin: string): string | nul
   if (value === undefined) return undefined;
   if (value === NO_PIN) return null;
   return parseCorePin(value, coreOrigin);
+}
+
+/** OFFLINE-01: a bundle is trusted through the SHA-256 of its manifest that the command names. */
+function manifestSha256Arg(bundle: string | undefined, sha256: string | undefined): string {
+  if (bundle === undefined && sha256 !== undefined)
+    throw new UsageError('--manifest-sha256 goes with --bundle');
+  if (bundle === undefined) return '';
+  if (sha256 === undefined || !/^[0-9a-f]{64}$/.test(sha256))
+    throw new UsageError(
+      "--bundle needs --manifest-sha256: the SHA-256 of the bundle's manifest (64 lowercase hexadecimal digits), as oac-node bundle printed it",
+    );
+  return sha256;
 }
 
 /** The operator's bundle, open for the whole run (the node half reads it by descriptor). */

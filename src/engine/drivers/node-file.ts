@@ -28,7 +28,8 @@ export const nodeFileDriver: Driver<'node-file', { verified: boolean }> = {
     // Verified first, executable second: a helper never runs before its SHA-256 matched.
     await setMode(path, r.executable ? 0o700 : 0o600);
     await rememberSha256(ctx, path, r.sha256);
-    return { outcome: 'created', detail: `${r.file} downloaded and verified` };
+    const how = run.bundle === undefined ? 'downloaded' : 'copied from the bundle';
+    return { outcome: 'created', detail: `${r.file} ${how} and verified` };
   },
   remove: (r) => Promise.resolve({ outcome: 'skipped', detail: `${r.file} (goes with the state)` }),
 };

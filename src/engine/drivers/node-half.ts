@@ -113,7 +113,10 @@ async function runChild(
     checkpoint_root: node.checkpointRoot === undefined ? null : host.path(node.checkpointRoot),
     docker_host: `unix://${host.path(DOCKER_SOCKET)}`,
     proxy_env: node.proxyEnv,
-    bundle: node.bundle === undefined ? null : { fd: BUNDLE_CHILD_FD },
+    bundle:
+      node.bundle === undefined
+        ? null
+        : { fd: BUNDLE_CHILD_FD, label: node.bundle.label, manifest: node.bundle.manifest },
     stage: node.stage === true,
     dry_run: dryRun,
   };
