@@ -815,6 +815,65 @@ describe('the uninstall line, run for real', () => {
   });
 });
 
+describe('OFFLINE-01 the bundle line, run for real', () => {
+  const MANIFEST = 'cd'.repeat(32);
+  const bundleLine = (bundle: string) =>
+    renderInstallCommand({
+      consoleUrl: core.console_url,
+      coreUrl: core.core_url,
+      installationId: ID,
+      installerSha256: sha256,
+      token: token(),
+      bundle,
+      manifestSha256: MANIFEST,
+    });
+
+  for (const shell of SHELLS) {
+    test(`OFFLINE-01 ${shell}: the installer comes out of the bundle with tar, is verified and runs with --bundle, nothing downloaded`, async () => {
+      const home = await scratchHome();
+      const dir = await mkdtemp(join(work, 'bundle-'));
+      await writeFile(join(dir, 'oac-node.gz'), gzipSync(FAKE_INSTALLER));
+      const bundle = join(dir, 'release.bundle');
+      execFileSync('tar', ['-cf', bundle, '-C', dir, 'oac-node.gz']);
+      const before = (await installerRequests()).length;
+      const r = await run(shell, bundleLine(bundle), home);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /^oac-node: taking the installer from the bundle /m);
+      assert.deepEqual(fake(r.stdout).argv.slice(0, 8), [
+        'install',
+        '--core-url',
+        core.core_url,
+        '--bundle',
+        bundle,
+        '--manifest-sha256',
+        MANIFEST,
+        '--installation-id',
+      ]);
+      assert.equal((await installerRequests()).length, before, 'nothing was downloaded');
+    });
+  }
+
+  test('OFFLINE-01 a missing bundle, or one without the installer: one line, exit 66, nothing kept', async () => {
+    const home = await scratchHome();
+    const missing = await run('/bin/dash', bundleLine('/nonexistent/x.bundle'), home);
+    assert.equal(missing.code, LINE_EXIT.bundleUnreadable, missing.stderr);
+    assert.match(
+      missing.stderr,
+      /^oac-node: cannot take the installer out of the bundle \/nonexistent\/x\.bundle; /m,
+    );
+    const dir = await mkdtemp(join(work, 'empty-'));
+    await writeFile(join(dir, 'other'), 'x');
+    execFileSync('tar', ['-cf', join(dir, 'e.bundle'), '-C', dir, 'other']);
+    const empty = await run('/bin/dash', bundleLine(join(dir, 'e.bundle')), home);
+    assert.equal(empty.code, LINE_EXIT.bundleUnreadable, empty.stderr);
+    const kept = await readdir(join(home, '.oac/node-bootstrap'));
+    assert.deepEqual(
+      kept.filter((n) => n !== 'lock'),
+      [],
+    );
+  });
+});
+
 describe('oac-node command (src/cli, run with tsx)', () => {
   function cli(args: string[], stdin: string): Promise<LineRun> {
     return new Promise((resolve, reject) => {
