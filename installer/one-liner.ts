@@ -390,7 +390,8 @@ function fromBundle(bundle: string): string {
     `b=${shQuote(bundle)}`,
     // A bundle that is there but not readable by the pasting account (root's, under /root) says
     // so; a missing one is tar's failure below (check the path).
-    `{ [ ! -e "$b" ] || [ -r "$b" ]; } || { ${say(M.bundleNotReadable)}; exit ${LINE_EXIT.bundleUnreadable}; }`,
+    // No `!` in the line: interactive shells would expand history.
+    `[ -r "$b" ] || { [ -e "$b" ] && { ${say(M.bundleNotReadable)}; exit ${LINE_EXIT.bundleUnreadable}; }; }`,
     say(M.fromBundle),
     `tar -xOf "$b" oac-node.gz >"$p" 2>/dev/null || { rm -f "$p"; ${say(M.bundleUnreadable)}; exit ${LINE_EXIT.bundleUnreadable}; }`,
     unpackAndVerify(M.bundleMismatch),
