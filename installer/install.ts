@@ -19,7 +19,8 @@ import { hint, message } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
 import { stageRelease } from '../src/engine/drivers/node-half.ts';
-import { mustSystemctl } from '../src/host/systemd.ts';
+import { isActive } from '../src/host/systemd.ts';
+import { beforeForcedExit, startUnitDetached } from '../src/host/exit-hooks.ts';
 import { changes } from '../src/engine/step.ts';
 import { releaseOf } from '../src/agent/node-files.ts';
 import type { InstallContext, InstallOptions } from './context.ts';
@@ -133,12 +134,19 @@ async function stageForRollout(
     return { report: { steps: [], changed: true }, provider };
   }
   // Stopped meanwhile: its rollout would otherwise write the same files at the same time. Started
-  // again whatever happens, so a failed staging leaves the node serving as before.
-  await mustSystemctl(ctx.host, ['stop', ctx.layout.unitName]);
+  // again whatever happens (a failure, an interruption, a second Ctrl-C), so a failed staging
+  // leaves the node serving as before; systemctl runs in its own session, out of the terminal's
+  // reach, and a failure to start never hides why staging failed.
+  const unit = ctx.layout.unitName;
+  const wasActive = await isActive(ctx.host, unit);
+  const undo =
+    wasActive && !ctx.host.prefixed ? beforeForcedExit(() => startUnitDetached(unit)) : () => true;
   try {
+    if (wasActive) await systemctlAlone(ctx.host, ['stop', unit]);
     await stageRelease(driverCtx, false);
   } finally {
-    await mustSystemctl(ctx.host, ['start', ctx.layout.unitName]);
+    if (wasActive) await systemctlAlone(ctx.host, ['start', unit]).catch(() => undefined);
+    undo();
   }
   const message = `Staged release ${release} for generation ${generation}; restarted ${ctx.layout.unitName}`;
   ctx.emit({ type: 'note', step: 'stage', message });
@@ -150,6 +158,13 @@ async function stageForRollout(
   });
   const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal, generation);
   return { report: { steps: [], changed: true }, nodeId, provider };
+}
+
+/** systemctl in its own session: a Ctrl-C at the terminal does not kill it half way. */
+async function systemctlAlone(host: Host, args: string[]): Promise<void> {
+  const r = await host.run('systemctl', args, { newSession: true });
+  if (r.exitCode !== 0)
+    throw new Error(`systemctl ${args.join(' ')} failed: ${r.stderr.split('\n')[0] ?? ''}`);
 }
 
 async function recordRegisteredNode(ctx: InstallContext): Promise<void> {

@@ -122,9 +122,9 @@ export const LINE_MESSAGES = {
   bundleMismatch:
     "oac-node: the installer in the bundle $b does not match this command's checksum; the bundle is of another release, or damaged",
   bundleUnreadable:
-    'oac-node: cannot take the installer out of the bundle $b; check the path, or copy the bundle again',
+    'oac-node: cannot take the installer out of the bundle $b; it is no bundle, or damaged: copy it again',
   bundleNotReadable:
-    'oac-node: the bundle $b cannot be read by this account; put it where this account can read it, or run the command as root',
+    'oac-node: cannot read the bundle $b; check the path, and that this account can read it (a bundle under /root needs a root shell)',
   keptMismatchBundle:
     'oac-node: the kept installer $x does not match its checksum; taking it out of the bundle again',
 } as const;
@@ -388,10 +388,9 @@ function fromBundle(bundle: string): string {
   const M = LINE_MESSAGES;
   return [
     `b=${shQuote(bundle)}`,
-    // A bundle that is there but not readable by the pasting account (root's, under /root) says
-    // so; a missing one is tar's failure below (check the path).
-    // No `!` in the line: interactive shells would expand history.
-    `[ -r "$b" ] || { [ -e "$b" ] && { ${say(M.bundleNotReadable)}; exit ${LINE_EXIT.bundleUnreadable}; }; }`,
+    // Missing, or not readable by the pasting account (a bundle under a 0700 /root looks missing
+    // to anyone else): one message for both.
+    `[ -r "$b" ] || { ${say(M.bundleNotReadable)}; exit ${LINE_EXIT.bundleUnreadable}; }`,
     say(M.fromBundle),
     `tar -xOf "$b" oac-node.gz >"$p" 2>/dev/null || { rm -f "$p"; ${say(M.bundleUnreadable)}; exit ${LINE_EXIT.bundleUnreadable}; }`,
     unpackAndVerify(M.bundleMismatch),

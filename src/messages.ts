@@ -244,6 +244,10 @@ export const MESSAGES = {
     message: 'The bundle {path} cannot be used: {reason}',
     hint: 'Copy it again from the machine that made it, and check that its SHA-256 is the one oac-node bundle printed.',
   },
+  bundle_source_changed: {
+    message: '{file} changed after it was downloaded and verified',
+    hint: 'Run the command again: it downloads that file again.',
+  },
   bundle_work_unsafe: {
     message: 'Cannot use the work directory {path}: {reason}',
     hint: 'Remove it if it is yours, or write the bundle into a directory only you can write (--out).',

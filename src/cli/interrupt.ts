@@ -6,6 +6,7 @@
 // SIGTERM or SIGHUP changes nothing (a service manager or a closed terminal may send one to
 // each process of the run, and the first process of a restarted executable passes its own on).
 
+import { runForcedExitHooks } from '../host/exit-hooks.ts';
 import { signalStatus } from '../errors.ts';
 import { killChildGroups } from '../host/child-lines.ts';
 
@@ -31,6 +32,7 @@ export function interruptOnSignals(): Interruption {
       if (signal !== 'SIGINT') return;
       // The node half runs in its own session: it hears no terminal, so it goes first.
       killChildGroups();
+      runForcedExitHooks();
       process.exit(signalStatus(signal));
     }
     if (signal === 'SIGINT') process.stderr.write(CTRL_C_LINE);

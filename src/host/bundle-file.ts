@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { BLOCK, fileHeader, paddingOf, parseHeader, type TarEntry } from '../bundle/tar-header.ts';
 import { isVerifiedFile, openPartFile } from './part-file.ts';
 import { isCode, syncDirectory } from './files.ts';
+import { oacError } from '../messages.ts';
 import { dirname } from 'node:path';
 
 const readAt = promisify(readCallback);
@@ -166,9 +167,7 @@ export async function writeBundle(
         });
         // Verified as written: a file changed since its download never enters the bundle.
         if (hash.digest('hex') !== file.sha256)
-          throw Object.assign(new Error(`${file.name} changed after it was verified`), {
-            code: 'ECHANGED',
-          });
+          throw oacError('bundle_source_changed', { file: file.name });
         await handle.write(Buffer.alloc(paddingOf(size)));
         written += BLOCK + size + paddingOf(size);
       } finally {
@@ -183,7 +182,12 @@ export async function writeBundle(
     throw error;
   }
   await handle.close();
-  await rename(partPath, out);
+  try {
+    await rename(partPath, out);
+  } catch (error) {
+    await rm(partPath, { force: true });
+    throw error;
+  }
   await syncDirectory(dirname(out));
   return written + 2 * BLOCK;
 }
@@ -202,7 +206,8 @@ export async function ownWorkDirectory(path: string): Promise<'ok' | string> {
   const info = await lstat(path);
   if (!info.isDirectory()) return 'it is not a directory';
   if (info.uid !== process.getuid?.()) return 'another user owns it';
-  if ((info.mode & 0o777) !== 0o700) return 'others can write to it';
+  const mode = info.mode & 0o777;
+  if (mode !== 0o700) return `its mode is 0${mode.toString(8)}, not 0700`;
   return 'ok';
 }
 

@@ -237,7 +237,8 @@ test('OFFLINE-01 oac-node bundle refuses a work directory another user planted b
   await chmod(work, 0o777);
   await assert.rejects(
     makeBundle({ consoleUrl: core.console_url, release: release.release, out, log: () => {} }),
-    (e: unknown) => codeOf(e) === 'bundle_work_unsafe' && /others can write/.test(String(e)),
+    (e: unknown) =>
+      codeOf(e) === 'bundle_work_unsafe' && /its mode is 0777, not 0700/.test(String(e)),
   );
   await assert.rejects(open(out), /ENOENT/);
 });

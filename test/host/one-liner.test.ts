@@ -859,13 +859,14 @@ describe('OFFLINE-01 the bundle line, run for real', () => {
     assert.equal(missing.code, LINE_EXIT.bundleUnreadable, missing.stderr);
     assert.match(
       missing.stderr,
-      /^oac-node: cannot take the installer out of the bundle \/nonexistent\/x\.bundle; /m,
+      /^oac-node: cannot read the bundle \/nonexistent\/x\.bundle; check the path, /m,
     );
     const dir = await mkdtemp(join(work, 'empty-'));
     await writeFile(join(dir, 'other'), 'x');
     execFileSync('tar', ['-cf', join(dir, 'e.bundle'), '-C', dir, 'other']);
     const empty = await run('/bin/dash', bundleLine(join(dir, 'e.bundle')), home);
     assert.equal(empty.code, LINE_EXIT.bundleUnreadable, empty.stderr);
+    assert.match(empty.stderr, /cannot take the installer out of the bundle .*; it is no bundle/);
     const kept = await readdir(join(home, '.oac/node-bootstrap'));
     assert.deepEqual(
       kept.filter((n) => n !== 'lock'),

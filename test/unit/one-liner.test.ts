@@ -591,7 +591,7 @@ describe('OFFLINE-01 the line that takes everything from a bundle on the host', 
     // Not readable by the pasting account (a root-only file, the line run with sudo): said so.
     assert.ok(
       fromBundle.includes(
-        `[ -r "$b" ] || { [ -e "$b" ] && { echo "${LINE_MESSAGES.bundleNotReadable}" >&2; exit ${LINE_EXIT.bundleUnreadable}; }; }`,
+        `[ -r "$b" ] || { echo "${LINE_MESSAGES.bundleNotReadable}" >&2; exit ${LINE_EXIT.bundleUnreadable}; }`,
       ),
     );
     assert.ok(fromBundle.includes(LINE_MESSAGES.keptMismatchBundle));

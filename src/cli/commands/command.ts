@@ -123,6 +123,14 @@ export async function printCommand(args: CommandArgs, io: CommandIo): Promise<vo
   }
   const pin = args['core-pin'];
   if (pin !== undefined) pinOrigin(coreUrl, validateCorePin(pin, coreUrl));
+  if (args['manifest-sha256'] !== undefined && args.bundle === undefined)
+    throw new UsageError('--manifest-sha256 goes with --bundle');
+  if (args.bundle !== undefined && !args.uninstall && args['manifest-sha256'] === undefined)
+    throw new UsageError(
+      "--bundle needs --manifest-sha256: the SHA-256 of the bundle's manifest, as oac-node bundle printed it",
+    );
+  if (args['manifest-sha256'] !== undefined && !/^[0-9a-f]{64}$/.test(args['manifest-sha256']))
+    throw new UsageError('--manifest-sha256 must be 64 lowercase hexadecimal digits');
   const corePin = {
     ...(pin === undefined ? {} : { corePin: pin }),
     ...(args.bundle === undefined

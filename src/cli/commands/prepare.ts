@@ -47,7 +47,8 @@ export const prepareCommand: CommandModule = {
 };
 
 // The request is a few KiB (the configuration is the largest part).
-const PREPARE_STDIN_MAX_BYTES = 1024 * 1024;
+// A bundle's manifest rides along (up to 1 MiB itself: src/bundle/bundle.ts).
+const PREPARE_STDIN_MAX_BYTES = 3 * 1024 * 1024;
 
 /** SEC-04: stdin that is no JSON, or JSON outside the schema, is one line naming where the
  *  request is wrong (field paths only: the request carries the token, never echoed). */
