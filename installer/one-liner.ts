@@ -108,6 +108,8 @@ export const LINE_MESSAGES = {
   unsupportedHost: 'oac-node: this command needs Linux on x86-64 (amd64); this host is $a',
   missingTool: 'oac-node: this command needs $t; install it and run the command again',
   cannotCreate: 'oac-node: cannot create the private directory $d',
+  noHome:
+    'oac-node: cannot tell where this account keeps its files: HOME is not set and the user database names no home directory; set HOME and run the command again',
   waiting: 'oac-node: waiting for another oac-node command that is using $d',
   lockTimeout: `oac-node: another oac-node command has been using $d for ${LOCK_WAIT_SECONDS / 60} minutes; run this command again when it has finished`,
   downloading: 'oac-node: downloading the installer',
@@ -349,7 +351,12 @@ function renderLine(parts: LineParts): string {
     `for t in ${toolsFor(parts).join(' ')} sudo; do [ "$t$r" = sudo0 ] || command -v "$t" >/dev/null 2>&1 || ${fail(M.missingTool, E.unsupportedHost)}; done`,
     // BOOT-03: the private directory, the names, and the lock.
     `s=${shQuote(parts.sha256)}`,
-    `d="\${HOME:?}/${BOOTSTRAP_DIR}"`,
+    // FLEET (issue #15): a service or cloud-init's runcmd runs the line without HOME; the
+    // account's home then comes from the user database, as the installer's own HOME does.
+    'w=${HOME:-}',
+    '[ -n "$w" ] || { w=$(getent passwd "$r") && w=${w#*:*:*:*:*:} && w=${w%%:*}; }',
+    `[ -n "$w" ] || ${fail(M.noHome, E.cannotWrite)}`,
+    `d="$w/${BOOTSTRAP_DIR}"`,
     'x="$d/$s"',
     'p="$x.gz.part"',
     `{ mkdir -p "$d" && chmod 0700 "$d" && command exec 9>"$d/lock"; } || ${fail(M.cannotCreate, E.cannotWrite)}`,

@@ -815,6 +815,51 @@ describe('the uninstall line, run for real', () => {
   });
 });
 
+describe('issue #15 the line without HOME (a system service, cloud-init runcmd)', () => {
+  test('issue #15 without HOME the line takes the home directory from the user database', async () => {
+    const home = await scratchHome();
+    const passwd = passwdHome();
+    // A private mount namespace: the account's home directory is a scratch one in there, so
+    // nothing of this machine's own home is touched.
+    const child = spawn(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        'mount --bind "$1" "$2" && exec /bin/dash',
+        'sh',
+        home,
+        passwd,
+      ],
+      { env: { PATH: BASE_PATH, LANG: 'C' }, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+    child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+    child.stdin.end(`${installLine(token())}\n`);
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    assert.equal(code, 0, stderr);
+    assert.equal(fake(stdout).environ.HOME, passwd, "the installer's HOME: the passwd entry");
+    const kept = await readdir(join(home, '.oac/node-bootstrap'));
+    assert.ok(kept.includes(sha256), `kept in the account's home: ${kept.join(' ')}`);
+  });
+
+  test('issue #15 without HOME and without a home in the user database: one line, exit 73', async () => {
+    const bin = await mkdtemp(join(work, 'bin-'));
+    await writeFile(join(bin, 'getent'), '#!/bin/sh\nexit 2\n', { mode: 0o755 });
+    const r = await runLine('/bin/dash', installLine(token()), {
+      PATH: `${bin}:${BASE_PATH}`,
+      LANG: 'C',
+    }).done;
+    assert.equal(r.code, 73, r.stderr);
+    assert.equal(r.stderr, `${LINE_MESSAGES.noHome}\n`);
+  });
+});
+
 describe('OFFLINE-01 the bundle line, run for real', () => {
   const MANIFEST = 'cd'.repeat(32);
   const bundleLine = (bundle: string) =>

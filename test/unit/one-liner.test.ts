@@ -109,7 +109,9 @@ describe('BOOT-02 host checks before downloading', () => {
 
 describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', () => {
   test('BOOT-03 ~/.oac/node-bootstrap is created and made 0700, then locked with flock', () => {
-    assert.ok(install.includes('d="${HOME:?}/.oac/node-bootstrap"'));
+    assert.ok(install.includes('w=${HOME:-}; [ -n "$w" ] || { w=$(getent passwd "$r") && '));
+    assert.ok(install.includes(`[ -n "$w" ] || { echo "${LINE_MESSAGES.noHome}" >&2; exit 73; }`));
+    assert.ok(install.includes('d="$w/.oac/node-bootstrap"'));
     assert.ok(install.includes('mkdir -p "$d" && chmod 0700 "$d" && command exec 9>"$d/lock"'));
     assert.ok(install.includes('flock -n 9 ||'));
     assert.ok(install.indexOf('flock -n 9') < install.indexOf('curl -q'));
