@@ -5,10 +5,14 @@
 
 import { constants } from 'node:os';
 
+// FLEET-02 (docs/automation.md): the statuses automation relies on, kept stable. 2 is only ever
+// "--dry-run found changes"; a bad command line is EX_USAGE (sysexits.h), as the line's own
+// statuses are sysexits too.
 export const EXIT = {
   ok: 0,
   failure: 1,
-  usage: 2,
+  changesPending: 2,
+  usage: 64,
   removed: 78,
 } as const;
 
@@ -36,7 +40,7 @@ export class OacError extends Error {
   }
 }
 
-/** Bad command-line input: one line, exit 2, no stack. */
+/** Bad command-line input: one line, exit 64 (EX_USAGE), no stack. */
 export class UsageError extends OacError {
   constructor(message: string) {
     super('usage', message, { exitCode: EXIT.usage });

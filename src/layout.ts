@@ -18,7 +18,7 @@ export function isInstallationId(value: unknown): value is InstallationId {
   return typeof value === 'string' && INSTALLATION_ID.test(value);
 }
 
-/** The ID from the command line: refused with one line (exit 2) before anything touches the host. */
+/** The ID from the command line: refused with one line (exit 64) before anything touches the host. */
 export function parseInstallationId(value: unknown): InstallationId {
   if (value === undefined || value === '') throw new UsageError('--installation-id is required');
   if (!isInstallationId(value)) throw new UsageError(message('installation_id_invalid'));

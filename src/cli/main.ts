@@ -1,5 +1,5 @@
 // The command line: yargs with the commands of DESIGN.md. Parsing errors become one line and
-// exit 2; OacErrors their own line and exit status; anything else is a bug with a stack.
+// exit 64 (EX_USAGE); OacErrors their own line and exit status; anything else is a bug with a stack.
 import { EXIT, ExitStatus, UsageError, isOacError } from '../errors.ts';
 import { decideOperatorShell } from '../ui/operator-shell.ts';
 import { renderError } from '../ui/render-error.ts';

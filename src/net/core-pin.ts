@@ -13,7 +13,7 @@ export type CorePin = z.infer<typeof corePin>;
 /** `--core-pin none`: drop a recorded pin (the host's trust store from now on). */
 export const NO_PIN = 'none';
 
-/** The command line's pin for an https Core, or one line saying what to fix (exit 2). */
+/** The command line's pin for an https Core, or one line saying what to fix (exit 64). */
 export function parseCorePin(value: string, coreOrigin: string): CorePin {
   if (!corePin.safeParse(value).success)
     throw new UsageError(

@@ -137,7 +137,7 @@ test("BOOT-04/BOOT-05/SEC-07 run by a sudo-capable user: sudo executes env -i an
   });
 });
 
-test('issue #4 --dry-run prints the plan and changes nothing (exit 2, then 0 once installed); --json prints NDJSON events', async () => {
+test('issue #4 FLEET-02 --dry-run prints the plan and changes nothing (exit 2, then 0 once installed); --json prints NDJSON events from a start event to the summary', async () => {
   await withHost(async (host, core) => {
     const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
     const { token, command } = issued.body as { token: string; command: string };
@@ -174,9 +174,25 @@ test('issue #4 --dry-run prints the plan and changes nothing (exit 2, then 0 onc
       .trim()
       .split('\n')
       .map(
-        (l) => JSON.parse(l) as { type: string; result?: { outcome: string }; changed?: boolean },
+        (l) =>
+          JSON.parse(l) as {
+            type: string;
+            result?: { outcome: string };
+            changed?: boolean;
+            format?: number;
+            command?: string;
+            node_id?: string;
+            unit?: string;
+          },
       );
     assert.ok(events.length > 3);
+    // FLEET-02: the first event names the format; the summary says changed, node and unit.
+    assert.deepEqual(
+      [events[0]?.type, events[0]?.format, events[0]?.command],
+      ['start', 1, 'install'],
+    );
+    assert.match(events.at(-1)?.node_id ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(events.at(-1)?.unit, `oac-node-${installationId}.service`);
     assert.ok(
       events
         .filter((e) => e.type === 'step-done')

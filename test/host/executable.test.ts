@@ -90,9 +90,9 @@ test('issue #13 a global option before the command still runs that command (its 
   assert.match(r.stderr, /^oac-node: No node of installation x is recorded on this host$/m);
 });
 
-test('issue #2 bad arguments get one line naming what to fix and exit 2', () => {
+test('issue #2 FLEET-02 bad arguments get one line naming what to fix and exit 64 (EX_USAGE)', () => {
   const r = runBare(['install', '--no-such-flag']);
-  assert.equal(r.status, 2);
+  assert.equal(r.status, 64);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /Unknown argument/);
 });
@@ -138,7 +138,7 @@ test('HOST-11 a --checkpoint-root that is not a plain absolute path is refused i
       ...['--core-url', 'http://127.0.0.1:9', '--installation-id', 'x'],
       ...['--checkpoint-root', bad, '--root', scratch],
     ]);
-    assert.equal(r.status, 2, `${bad}: ${r.stderr}`);
+    assert.equal(r.status, 64, `${bad}: ${r.stderr}`);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /--checkpoint-root must be an absolute path/);
   }

@@ -383,7 +383,7 @@ stdinRows.push(
   ...[
     ['garbage', () => 'hello', INVALID_REQUEST],
     ['a JSON array', () => '[1,2]', INVALID_REQUEST],
-    ['2 MB of JSON whitespace', () => ' '.repeat(2 << 20), /Standard input holds more than/],
+    ['4 MB of JSON whitespace', () => ' '.repeat(4 << 20), /Standard input holds more than/],
     ['an unknown field', (c: Ctx) => prepareRequest(c, { run_as: 'root' }), INVALID_REQUEST],
     [
       'installation ID ..',

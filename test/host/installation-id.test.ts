@@ -41,7 +41,7 @@ for (const command of COMMANDS) {
         encoding: 'utf8',
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       });
-      assert.equal(r.status, 2, `${id}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.status, 64, `${id}: ${r.stdout}${r.stderr}`);
       const lines = r.stderr.trim().split('\n');
       assert.equal(lines.length, 1, `${id}: one line, got ${r.stderr}`);
       assert.match(lines[0] ?? '', /installation[ -]id/i, id);

@@ -980,13 +980,13 @@ describe('oac-node command (src/cli, run with tsx)', () => {
       ['--core-url', 'http://core.example.com', '--installation-id', ID],
       `${token()}\n`,
     );
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
     assert.equal(
       r.stderr,
       'oac-node: The Core URL must use https (plain http is allowed only for loopback addresses): http://core.example.com\n',
     );
     const noToken = await cli(['--core-url', core.core_url, '--installation-id', ID], '');
-    assert.equal(noToken.code, 2);
+    assert.equal(noToken.code, 64);
     assert.equal(noToken.stderr, 'oac-node: Standard input holds no enrollment token\n');
   });
 });

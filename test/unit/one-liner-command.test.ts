@@ -53,7 +53,7 @@ async function print(
 async function refusal(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(error instanceof UsageError, String(error));
-    assert.equal(error.exitCode, 2);
+    assert.equal(error.exitCode, 64);
     assert.match(error.message, pattern);
     assert.doesNotMatch(error.message, /\n/);
     return true;

@@ -341,7 +341,7 @@ describe('SEC-01 SEC-04 every embedded value is validated first', () => {
       () => renderInstallCommand({ ...INPUT, ...patch }),
       (error: unknown) => {
         assert.ok(error instanceof UsageError, String(error));
-        assert.equal(error.exitCode, 2);
+        assert.equal(error.exitCode, 64);
         assert.match(error.message, pattern);
         assert.doesNotMatch(error.message, /\n/);
         return true;

@@ -112,7 +112,7 @@ export const commandCommand: CommandModule<object, CommandArgs> = {
 };
 
 export async function printCommand(args: CommandArgs, io: CommandIo): Promise<void> {
-  // Every value is checked before anything is read or fetched: bad input is one line, exit 2.
+  // Every value is checked before anything is read or fetched: bad input is one line, exit 64.
   const coreUrl = validateCoreUrl(args['core-url']);
   const consoleUrl = validateConsoleUrl(args['console-url'] ?? coreUrl);
   const installationId = validateInstallationId(args['installation-id']);

@@ -18,6 +18,7 @@ import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { redactor } from '../../ui/redact.ts';
 import { readStdin } from '../stdin.ts';
 import { errorEvent } from '../error-event.ts';
+import { startEvent } from '../json-contract.ts';
 import { interruptOnSignals } from '../interrupt.ts';
 import { layout, parseInstallationId } from '../../layout.ts';
 import { runUninstall } from './uninstall.ts';
@@ -130,6 +131,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         ? listrView(INSTALL_PHASES)
         : undefined;
     const plain = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
+    if (argv.json) jsonRenderer(write)(startEvent('install', argv['dry-run']));
     const emit =
       view === undefined
         ? plain
@@ -183,6 +185,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       type: 'summary',
       changed: result.report.changed,
       node_id: result.nodeId ?? null,
+      unit,
       status: `sudo systemctl status ${unit}`,
       logs: `sudo journalctl -u ${unit}`,
       notes,
@@ -199,7 +202,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         ...notes.map((n) => `Note: ${n}`),
       ])
         write(`${printable(line)}\n`);
-    if (argv['dry-run'] && result.report.changed) throw new ExitStatus(EXIT.usage);
+    if (argv['dry-run'] && result.report.changed) throw new ExitStatus(EXIT.changesPending);
   },
 };
 

@@ -6,6 +6,7 @@ import { parseInstallationId } from '../../layout.ts';
 import { hint, message } from '../../messages.ts';
 import { printable } from '../../ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
+import { startEvent } from '../json-contract.ts';
 import { errorEvent } from '../error-event.ts';
 import { interruptOnSignals } from '../interrupt.ts';
 
@@ -23,6 +24,7 @@ export async function runUninstall(argv: UninstallArgs): Promise<void> {
     throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
   const write = (text: string) => process.stdout.write(text);
   const emit = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
+  if (argv.json) jsonRenderer(write)(startEvent('uninstall', argv['dry-run']));
   const interruption = interruptOnSignals();
   const { report, kept } = await uninstall(
     {
@@ -47,7 +49,7 @@ export async function runUninstall(argv: UninstallArgs): Promise<void> {
     // A kept line may name the node's image (its provider file is the node's to write: SEC-09).
     for (const line of kept) write(`${printable(`Kept: ${line}`)}\n`);
   }
-  if (argv['dry-run'] && report.changed) throw new ExitStatus(EXIT.usage);
+  if (argv['dry-run'] && report.changed) throw new ExitStatus(EXIT.changesPending);
 }
 
 export const uninstallCommand: CommandModule<object, UninstallArgs> = {
