@@ -4,7 +4,7 @@
 // that already matches (RERUN-01); --dry-run prints the diffs and changes nothing (DECL-03).
 import { Journal } from '../records/journal.ts';
 import { desired } from '../src/engine/desired.ts';
-import type { Emit } from '../src/engine/events.ts';
+import type { Emit, EngineEvent } from '../src/engine/events.ts';
 import { readNodeIdentity } from '../src/engine/node-state.ts';
 import { stopIfAborted } from '../src/engine/interrupted.ts';
 import { reconcile } from '../src/engine/reconcile.ts';
@@ -14,7 +14,7 @@ import { removeAll } from '../src/engine/remove.ts';
 import type { RunReport } from '../src/engine/reconcile.ts';
 import { OacError } from '../src/errors.ts';
 import { Host } from '../src/host/host.ts';
-import { NODE_HOME, NODE_USER, layout } from '../src/layout.ts';
+import { NODE_HOME, NODE_USER, layout, type Layout } from '../src/layout.ts';
 import { hint, message } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
@@ -85,24 +85,25 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     });
     const provider = ctx.configuration?.provider;
     if (req.dryRun) return { report, provider };
-    emit({
-      type: 'step-start',
-      step: 'ready',
-      title: INSTALL_PHASES.at(-1)?.title ?? 'ready',
-      phase: 'ready',
-    });
+    emit(readyStart());
     const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal);
     return { report, nodeId, provider };
   });
 }
 
+/** The last phase's start: the wait for Core's "connected and ready". */
+function readyStart(): EngineEvent {
+  return {
+    type: 'step-start',
+    step: 'ready',
+    title: INSTALL_PHASES.at(-1)?.title ?? 'ready',
+    phase: 'ready',
+  };
+}
+
 /** The pin this run trusts: the one given (`none`: null), else the one the node recorded, so a
  *  line without a pin (an older one, from the shell's history) never lowers a node's trust. */
-async function corePinFor(
-  host: Host,
-  names: ReturnType<typeof layout>,
-  req: InstallRequest,
-): Promise<string | null> {
+async function corePinFor(host: Host, names: Layout, req: InstallRequest): Promise<string | null> {
   if (req.corePin !== undefined) return req.corePin;
   const identity = await readNodeIdentity(host, names).catch(() => undefined);
   if (identity === undefined || identity.core_url !== req.coreUrl) return null;
@@ -150,12 +151,7 @@ async function stageForRollout(
   }
   const message = `Staged release ${release} for generation ${generation}; restarted ${ctx.layout.unitName}`;
   ctx.emit({ type: 'note', step: 'stage', message });
-  ctx.emit({
-    type: 'step-start',
-    step: 'ready',
-    title: INSTALL_PHASES.at(-1)?.title ?? 'ready',
-    phase: 'ready',
-  });
+  ctx.emit(readyStart());
   const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal, generation);
   return { report: { steps: [], changed: true }, nodeId, provider };
 }

@@ -5,6 +5,7 @@
 // (OPS-03), first with SIGTERM (the child stops at a step boundary), then, if it is still there
 // after `graceMs`, with SIGKILL. No wall-clock limit (OPS-02): only the child's own rules end
 // its work.
+import { TOOL_PATH } from './tool-path.ts';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { constants } from 'node:os';
 
@@ -25,7 +26,7 @@ export interface LineChildResult {
   stderr: string;
 }
 
-const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const PATH = TOOL_PATH;
 /** A line longer than this is no event of ours: it is dropped, not buffered (SEC-04). */
 const MAX_LINE_BYTES = 64 * 1024;
 const MAX_STDERR_BYTES = 64 * 1024;

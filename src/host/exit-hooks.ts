@@ -2,6 +2,7 @@
 // ends the process at once: src/cli/interrupt.ts). Only quick, synchronous-enough work belongs
 // here: starting a detached command that outlives this process.
 import { spawn } from 'node:child_process';
+import { TOOL_PATH } from './tool-path.ts';
 
 const hooks = new Set<() => void>();
 
@@ -26,7 +27,7 @@ export function startUnitDetached(unit: string): void {
   const child = spawn('systemctl', ['start', '--no-block', unit], {
     detached: true,
     stdio: 'ignore',
-    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' },
+    env: { PATH: TOOL_PATH, LANG: 'C' },
   });
   child.on('error', () => undefined);
   child.unref();

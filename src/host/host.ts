@@ -6,6 +6,7 @@ import { constants } from 'node:fs';
 import { chown, lchown, open, rmdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
+import { TOOL_PATH } from './tool-path.ts';
 import { runWithLines, type LineChildOptions, type LineChildResult } from './child-lines.ts';
 import { ensureDirectory, isCode, lstatIfExists, readIfExists, writeFileAtomic } from './files.ts';
 
@@ -26,7 +27,7 @@ export interface RunResult {
   stderr: string;
 }
 
-const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const PATH = TOOL_PATH;
 
 /** The node's own small files (identity, provider file, serving record) are a few KiB. */
 const NODE_FILE_MAX_BYTES = 1024 * 1024;
