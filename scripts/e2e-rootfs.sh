@@ -28,7 +28,9 @@ VARIANT=minbase
 # install command runs. passwd (useradd) and login come with minbase.
 # tinyproxy: the proxy an e2e test makes the host's only route to Core (issue #12, DL-04); its
 # own service stays off, the test starts it with its own configuration.
-INCLUDE=systemd,systemd-sysv,dbus,docker.io,iptables,curl,sudo,ca-certificates,gzip,util-linux,procps,iproute2,tinyproxy
+# openssh-server and python3: what Ansible needs of a managed host (issue #15, FLEET-01); sshd
+# stays off, the Ansible test starts it.
+INCLUDE=systemd,systemd-sysv,dbus,docker.io,iptables,curl,sudo,ca-certificates,gzip,util-linux,procps,iproute2,tinyproxy,openssh-server,python3
 
 customize() {
   local root=$1
@@ -63,6 +65,7 @@ EOF
   systemctl --root="$root" enable oac-e2e-cgroup-rw.service containerd.service docker.service
   # No unattended apt runs (they would try the network) in a host that lives a few seconds.
   systemctl --root="$root" mask apt-daily.timer apt-daily-upgrade.timer tinyproxy.service
+  systemctl --root="$root" disable ssh.service
 
   # A non-root user who may use sudo without a password: the sudo path of the one-liner.
   # Debian's base-passwd already has an `operator` group (GID 37), so the user's group is `users`.

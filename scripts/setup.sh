@@ -2,12 +2,13 @@
 # Installs what a fresh machine of this kind lacks for the demo and the tests: Debian packages
 # (Docker engine, iptables for dockerd, a static busybox for the Runtime image, shellcheck,
 # tinyproxy for the proxy tests, systemd-container + debootstrap + iproute2 for the throwaway
-# e2e hosts, openssl for the TLS test certificates, tmux for the terminal test) and the npm dependencies from
+# e2e hosts, openssl for the TLS test certificates, tmux for the terminal test, ansible for the
+# fleet test of deploy/ansible) and the npm dependencies from
 # package-lock.json. Idempotent; quiet when there is nothing to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(docker.io iptables busybox-static shellcheck tinyproxy systemd-container debootstrap iproute2 openssl tmux)
+packages=(docker.io iptables busybox-static shellcheck tinyproxy systemd-container debootstrap iproute2 openssl tmux ansible)
 
 missing=()
 for p in "${packages[@]}"; do

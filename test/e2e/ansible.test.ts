@@ -1,0 +1,203 @@
+// Issue #15 items 2 and 3 (FLEET-01, FLEET-02): the Ansible role deploy/ansible/roles/oac_node,
+// run by Debian's ansible-playbook against three throwaway hosts at once, over ssh to each
+// host's own address (sshd inside, a key made for the test). Each host has its own reference
+// Core on its loopback, as each would be given its own token by one Core. The first run changes
+// all three, a rerun and check mode change nothing, absent returns each host to its snapshot,
+// and a host with a bad token fails alone. No token is ever in a process's arguments or
+// environment, in a file of any host, or in Ansible's output or log.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { bootHost, type E2eHost } from './harness/host.ts';
+import { repoRoot } from './harness/rootfs.ts';
+import { diffSnapshots, type HostSnapshot } from './harness/snapshot.ts';
+import {
+  controller,
+  type Controller,
+  type FleetHost,
+  type PlaybookRun,
+} from './helpers/ansible.ts';
+import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
+import { fromLine } from './helpers/install-line.ts';
+import { testRelease } from './helpers/release.ts';
+import { filesHolding, watchProcesses } from './helpers/secret-watch.ts';
+
+const release = testRelease();
+
+interface Member {
+  name: string;
+  host: E2eHost;
+  core: CoreInHost;
+  pristine: HostSnapshot;
+  /** After absent: the pristine host and the kept Runtime image. */
+  left?: HostSnapshot;
+  installationId: string;
+  sha: string;
+}
+
+let members: Member[] = [];
+let ansible: Controller;
+const tokens: string[] = [];
+const outputs: string[] = [];
+const processHits: string[] = [];
+
+async function boot(name: string, dir: string): Promise<Member> {
+  const host = await bootHost();
+  const core = await startCoreInHost(host, ['--release-dir', dir]);
+  await ansible.admit(host);
+  const pristine = await host.snapshot();
+  return { name, host, core, pristine, installationId: '', sha: '' };
+}
+
+/** A fresh enrollment token for each member (a bad one where asked), into the inventory. */
+async function enroll(bad: Set<string> = new Set()): Promise<void> {
+  const fleet: FleetHost[] = [];
+  for (const m of members) {
+    const issued = (await m.core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
+      .body as {
+      token: string;
+      command: string;
+    };
+    const line = fromLine(issued.command);
+    m.installationId = line.installationId;
+    m.sha = /s='([0-9a-f]{64})'/.exec(issued.command)?.[1] ?? '';
+    const token = bad.has(m.name)
+      ? `Bad-${issued.token.slice(4).split('').reverse().join('')}`
+      : issued.token;
+    tokens.push(issued.token, token);
+    fleet.push({
+      name: m.name,
+      host: m.host,
+      token,
+      vars: {
+        oac_node_core_url: m.core.coreUrl,
+        oac_node_installation_id: m.installationId,
+        // m3 leaves without asking Core (force); m1 and m2 after Core removed them.
+        ...(m.name === 'm3' ? { oac_node_force: true } : {}),
+      },
+    });
+  }
+  await ansible.inventory(fleet, {
+    oac_node_installer_src: join(repoRoot, 'dist/oac-node'),
+    oac_node_installer_sha256: members[0]?.sha ?? '',
+  });
+}
+
+async function play(args: string[] = []): Promise<PlaybookRun> {
+  const watch = watchProcesses(
+    tokens,
+    members.map((m) => join(m.host.dir, 'upper/root/.ansible')),
+  );
+  const run = await ansible.playbook(args);
+  processHits.push(...watch.stop());
+  outputs.push(run.output);
+  return run;
+}
+
+function changedPerHost(run: PlaybookRun): Record<string, number> {
+  return Object.fromEntries(members.map((m) => [m.name, run.recap.get(m.name)?.changed ?? -1]));
+}
+
+function failedPerHost(run: PlaybookRun): Record<string, number> {
+  return Object.fromEntries(members.map((m) => [m.name, run.recap.get(m.name)?.failed ?? -1]));
+}
+
+async function readyNodes(core: CoreInHost): Promise<Array<{ node_id: string; ready: boolean }>> {
+  const listed = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
+    nodes: Array<{ node_id: string; connected: boolean; provider_ready: boolean }>;
+  };
+  return listed.nodes.map((n) => ({ node_id: n.node_id, ready: n.connected && n.provider_ready }));
+}
+
+function onlyKeptImages(before: HostSnapshot, now: HostSnapshot): string[] {
+  return diffSnapshots(before, now).filter((line) => !/docker ?images?/i.test(line));
+}
+
+before(async () => {
+  const dir = await release.dir();
+  ansible = await controller();
+  // Booted at once, as a fleet is: the play then runs against all three in parallel.
+  members = await Promise.all(['m1', 'm2', 'm3'].map((name) => boot(name, dir)));
+});
+
+after(async () => {
+  await Promise.all(members.map(async (m) => (await m.core.stop(), await m.host.stop())));
+  await ansible?.remove();
+});
+
+test('FLEET-01 the first run installs a ready node on all three hosts at once', async () => {
+  await enroll();
+  const run = await play();
+  assert.equal(run.status, 0, run.output);
+  for (const [name, changed] of Object.entries(changedPerHost(run)))
+    assert.ok(changed > 0, `${name} changed: ${run.output}`);
+  for (const m of members)
+    assert.deepEqual(
+      (await readyNodes(m.core)).map((n) => n.ready),
+      [true],
+      `${m.name}: one node, connected and ready`,
+    );
+});
+
+test('FLEET-01 FLEET-02 a rerun and check mode report changed=0 on every host', async () => {
+  const rerun = await play();
+  assert.equal(rerun.status, 0, rerun.output);
+  assert.deepEqual(changedPerHost(rerun), { m1: 0, m2: 0, m3: 0 }, rerun.output);
+  const check = await play(['--check']);
+  assert.equal(check.status, 0, check.output);
+  assert.deepEqual(changedPerHost(check), { m1: 0, m2: 0, m3: 0 }, check.output);
+  // Check mode asked the installer's dry run, not nothing: it ran on every host.
+  assert.match(check.output, /TASK \[oac_node : Node checked \(dry run\)\]/);
+});
+
+test('FLEET-01 state absent returns every host to its snapshot; a rerun of absent changes nothing', async () => {
+  for (const m of members.filter((x) => x.name !== 'm3')) {
+    const [node] = await readyNodes(m.core);
+    assert.equal(
+      (await m.core.coreApi('DELETE', `/core/v1/sandbox/nodes/${node?.node_id}`)).status,
+      204,
+    );
+  }
+  const absent = await play(['-e', 'oac_node_state=absent']);
+  assert.equal(absent.status, 0, absent.output);
+  for (const [name, changed] of Object.entries(changedPerHost(absent)))
+    assert.ok(changed > 0, `${name} changed: ${absent.output}`);
+  for (const m of members) {
+    m.left = await m.host.snapshot();
+    assert.deepEqual(onlyKeptImages(m.pristine, m.left), [], m.name);
+    await m.host.shOk(`test ! -e /root/.oac/node-bootstrap/${m.sha}`);
+  }
+  const again = await play(['-e', 'oac_node_state=absent']);
+  assert.equal(again.status, 0, again.output);
+  assert.deepEqual(changedPerHost(again), { m1: 0, m2: 0, m3: 0 }, again.output);
+});
+
+test('FLEET-01 a host with a bad token fails alone, unchanged, while the others finish', async () => {
+  await enroll(new Set(['m2']));
+  const run = await play();
+  assert.notEqual(run.status, 0, 'the play reports the failed host');
+  assert.deepEqual(failedPerHost(run), { m1: 0, m2: 1, m3: 0 }, run.output);
+  assert.ok((run.recap.get('m1')?.changed ?? 0) > 0 && (run.recap.get('m3')?.changed ?? 0) > 0);
+  // The installer's own line reaches the operator, though the task that held the token is
+  // no_log.
+  assert.match(run.output, /fatal: \[m2\]: FAILED! => .*"msg": "oac-node: .*\[exit 1\]"/);
+  // (m3's Core still lists its node from before: it left with --force, without asking Core.)
+  for (const m of members.filter((x) => x.name !== 'm2'))
+    assert.equal((await readyNodes(m.core)).filter((n) => n.ready).length, 1, m.name);
+  const m2 = members.find((m) => m.name === 'm2') as Member;
+  const differences = diffSnapshots(m2.left ?? m2.pristine, await m2.host.snapshot());
+  assert.deepEqual(differences, [], 'the host with the bad token is unchanged');
+});
+
+test('FLEET-01 SEC-03 no token in any process, host file, or Ansible output and log', async () => {
+  assert.ok(outputs.length >= 5 && tokens.length >= 6, 'the runs above happened');
+  assert.deepEqual(processHits, [], 'no token in any argv or environment');
+  for (const output of outputs)
+    for (const token of tokens) assert.ok(!output.includes(token), 'no token in the output');
+  const log = await readFile(join(ansible.dir, 'ansible.log'), 'utf8');
+  assert.ok(log.includes('PLAY RECAP'), 'the log was written');
+  assert.ok(!tokens.some((t) => log.includes(t)), 'no token in the log');
+  for (const m of members)
+    assert.deepEqual(filesHolding(join(m.host.dir, 'upper'), tokens), [], `${m.name}'s files`);
+});
