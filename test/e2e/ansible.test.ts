@@ -84,15 +84,53 @@ async function enroll(bad: Set<string> = new Set()): Promise<void> {
   });
 }
 
+/** Where a host keeps files: upper/ (its disk) and its tmpfs mounts. */
+function hostFileDirs(m: Member): string[] {
+  return [
+    join(m.host.dir, 'upper'),
+    ...['tmp', 'run', 'dev/shm'].map((d) => `/proc/${m.host.leaderPid}/root/${d}`),
+  ];
+}
+
+/** A playbook run, watched for tokens. The watcher must also see two canaries planted while
+ *  it runs, in a host process's environment and in a host file, or it proves nothing. */
 async function play(args: string[] = []): Promise<PlaybookRun> {
+  const canary = `canary-${Math.random().toString(36).slice(2)}`;
+  const secrets = new Map(tokens.map((t, i) => [`token ${i}`, t]));
+  secrets.set('canary', canary);
+  // While it runs: where Ansible puts its files on a host (~/.ansible/tmp, or /tmp); all of a
+  // host's files are searched once at the end (the last test).
   const watch = watchProcesses(
-    tokens,
-    members.map((m) => join(m.host.dir, 'upper/root/.ansible')),
+    secrets,
+    members.flatMap((m) => [
+      join(m.host.dir, 'upper/root/.ansible'),
+      `/proc/${m.host.leaderPid}/root/tmp`,
+    ]),
+  );
+  const [m1] = members as [Member];
+  const planted = m1.host.sh(
+    'mkdir -p /root/.ansible/tmp && echo "$CANARY" > /root/.ansible/tmp/canary && sleep 1; rm -f /root/.ansible/tmp/canary',
+    { env: { CANARY: canary } },
   );
   const run = await ansible.playbook(args);
-  processHits.push(...watch.stop());
+  await planted;
+  const hits = watch.stop();
+  assert.ok(
+    hits.some((h) => h.startsWith('canary: /proc/')) && hits.some((h) => h.includes('/upper/')),
+    `the watcher saw the canaries: ${hits.join(', ')}`,
+  );
+  processHits.push(...hits.filter((h) => !h.startsWith('canary')));
   outputs.push(run.output);
   return run;
+}
+
+/** The hosts a task ran on (not skipped): its section of the output. */
+function ranOn(output: string, task: string): string[] {
+  const start = output.indexOf(`TASK [oac_node : ${task}]`);
+  assert.ok(start >= 0, `the task ${task} is in the output`);
+  const end = output.indexOf('TASK [', start + 1);
+  const section = output.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(/^(?:ok|changed): \[(\w+)\]/gm)].map((m) => m[1] as string).sort();
 }
 
 function changedPerHost(run: PlaybookRun): Record<string, number> {
@@ -141,14 +179,15 @@ test('FLEET-01 the first run installs a ready node on all three hosts at once', 
 });
 
 test('FLEET-01 FLEET-02 a rerun and check mode report changed=0 on every host', async () => {
-  const rerun = await play();
+  // Verbose, as an operator debugging a play runs it: still no token (the last test checks).
+  const rerun = await play(['-vvv']);
   assert.equal(rerun.status, 0, rerun.output);
   assert.deepEqual(changedPerHost(rerun), { m1: 0, m2: 0, m3: 0 }, rerun.output);
   const check = await play(['--check']);
   assert.equal(check.status, 0, check.output);
   assert.deepEqual(changedPerHost(check), { m1: 0, m2: 0, m3: 0 }, check.output);
   // Check mode asked the installer's dry run, not nothing: it ran on every host.
-  assert.match(check.output, /TASK \[oac_node : Node checked \(dry run\)\]/);
+  assert.deepEqual(ranOn(check.output, 'Node checked (dry run)'), ['m1', 'm2', 'm3']);
 });
 
 test('FLEET-01 state absent returns every host to its snapshot; a rerun of absent changes nothing', async () => {
@@ -166,7 +205,7 @@ test('FLEET-01 state absent returns every host to its snapshot; a rerun of absen
   for (const m of members) {
     m.left = await m.host.snapshot();
     assert.deepEqual(onlyKeptImages(m.pristine, m.left), [], m.name);
-    await m.host.shOk(`test ! -e /root/.oac/node-bootstrap/${m.sha}`);
+    await m.host.shOk('test ! -e /root/.oac/node-bootstrap');
   }
   const again = await play(['-e', 'oac_node_state=absent']);
   assert.equal(again.status, 0, again.output);
@@ -199,5 +238,6 @@ test('FLEET-01 SEC-03 no token in any process, host file, or Ansible output and 
   assert.ok(log.includes('PLAY RECAP'), 'the log was written');
   assert.ok(!tokens.some((t) => log.includes(t)), 'no token in the log');
   for (const m of members)
-    assert.deepEqual(filesHolding(join(m.host.dir, 'upper'), tokens), [], `${m.name}'s files`);
+    for (const dir of hostFileDirs(m))
+      assert.deepEqual(filesHolding(dir, tokens), [], `${m.name}'s files under ${dir}`);
 });
