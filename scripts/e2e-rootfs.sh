@@ -14,6 +14,8 @@
 # (default /var/tmp/oac-e2e) the per-boot scratch dirs; OAC_E2E_MIRROR overrides the Debian
 # mirror, which is otherwise the one this machine's apt already uses.
 set -euo pipefail
+# shellcheck source=scripts/debian-mirror.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian-mirror.sh"
 
 CACHE=${OAC_E2E_CACHE:-/var/cache/oac-e2e}
 SCRATCH=${OAC_E2E_SCRATCH:-/var/tmp/oac-e2e}
@@ -90,38 +92,10 @@ recipe_hash() {
 
 rootfs_path() { echo "$CACHE/rootfs-$(recipe_hash)"; }
 
-# The first URI of a `bookworm` (not -security/-updates) entry in this machine's apt sources.
+# The Debian mirror: OAC_E2E_MIRROR, else the one this machine's apt uses for $SUITE.
 mirror() {
-  if [[ -n ${OAC_E2E_MIRROR:-} ]]; then
-    echo "$OAC_E2E_MIRROR"
-    return
-  fi
-  local f found=
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [[ -r $f ]] || continue
-    # deb822 stanzas are separated by blank lines; print the URI of one whose Suites has $SUITE.
-    found=$(awk -v suite="$SUITE" '
-      BEGIN { RS = ""; FS = "\n" }
-      {
-        uri = ""; ok = 0
-        for (i = 1; i <= NF; i++) {
-          if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); uri = a[2] }
-          if ($i ~ /^Suites:/) { n = split($i, s, /[ \t]+/); for (j = 2; j <= n; j++) if (s[j] == suite) ok = 1 }
-        }
-        if (ok && uri != "") { print uri; exit }
-      }' "$f")
-    [[ -z $found ]] || break
-  done
-  if [[ -z $found ]]; then
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-      [[ -r $f ]] || continue
-      found=$(awk -v suite="$SUITE" '
-        $1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ } if ($(i + 1) == suite) { print $i; exit } }' "$f")
-      [[ -z $found ]] || break
-    done
-  fi
-  [[ -n $found ]] || die "no '$SUITE' entry in /etc/apt/sources.list{,.d}: set OAC_E2E_MIRROR"
-  echo "$found"
+  debian_mirror "$SUITE" "${OAC_E2E_MIRROR:-}" ||
+    die "no '$SUITE' entry in /etc/apt/sources.list{,.d}: set OAC_E2E_MIRROR"
 }
 
 build() {
