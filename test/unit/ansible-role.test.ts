@@ -1,0 +1,44 @@
+// FLEET-01 DECL-01: the Ansible role (YAML, which cannot import TypeScript) spells a few things
+// the project owns elsewhere: the installation's journal path (src/layout.ts), and the pasted
+// line's clean start (installer/one-liner.ts: its PATH, its variables, its bootstrap folder).
+// These tests keep each spelling equal to its owner's, so a change there fails here.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { BOOTSTRAP_DIR, PASSED_NAMES, SAFE_PATH } from '../../installer/one-liner.ts';
+import { layout, parseInstallationId } from '../../src/layout.ts';
+
+const role = new URL('../../deploy/ansible/roles/oac_node/', import.meta.url);
+const read = (path: string) => readFileSync(new URL(path, role), 'utf8');
+
+test('FLEET-01 DECL-01 the role finds an installation where src/layout.ts puts its journal', () => {
+  const id = '3f2c1a9e-6a4b-4c1e-9d2f-0b8a7c6d5e4f';
+  const path = /path: '([^']*oac_node_installation_id[^']*)'/.exec(read('tasks/absent.yml'))?.[1];
+  assert.equal(
+    path?.replace('{{ oac_node_installation_id }}', id),
+    layout(parseInstallationId(id)).journal,
+  );
+});
+
+test("FLEET-01 BOOT-05 the role's clean start passes exactly the line's variables and PATH", () => {
+  const vars = read('vars/main.yml');
+  const pattern = /case \$\{l%%=\*\} in\s+([A-Z_a-z|]+)\)/.exec(vars)?.[1];
+  assert.deepEqual(pattern?.split('|').sort(), [...PASSED_NAMES].sort());
+  const allowed = /_oac_node_allowed_environment:\s*\[([^\]]*)\]/.exec(vars)?.[1] ?? '';
+  assert.deepEqual(
+    allowed
+      .split(',')
+      .map((n) => n.trim())
+      .filter((n) => n !== '') // prettier's trailing comma
+      .sort(),
+    [...PASSED_NAMES].sort(),
+  );
+  assert.match(vars, new RegExp(`- PATH=${SAFE_PATH.replaceAll('/', '\\/')}\\n`));
+});
+
+test("FLEET-01 BOOT-03 the role keeps the installer in root's bootstrap folder, as the line does", () => {
+  assert.match(
+    read('defaults/main.yml'),
+    new RegExp(`^oac_node_bootstrap_dir: /root/${BOOTSTRAP_DIR}$`, 'm'),
+  );
+});
