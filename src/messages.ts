@@ -132,6 +132,10 @@ export const MESSAGES = {
     message: 'Docker Engine is not installed, or Docker is not running',
     hint: 'Install Docker Engine, or run sudo systemctl enable --now docker, then run the command again.',
   },
+  docker_network_refused: {
+    message: 'Docker did not create the network {network}: {detail}',
+    hint: 'If no address pool is free, remove networks nothing uses (sudo docker network prune) or give Docker more pools (default-address-pools in /etc/docker/daemon.json), then run the command again.',
+  },
   docker_socket_mode: {
     message: '{socket} must be owned by group docker with mode 0660 (it is {owner}, mode {mode})',
     hint: "The installer never changes device or socket permissions: fix Docker's socket settings, then run the command again.",

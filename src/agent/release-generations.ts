@@ -27,11 +27,15 @@ export async function releaseOldGenerations(
   log: (line: string) => void,
 ): Promise<void> {
   const dir = join(stateDir, STATE_FILES.generations);
+  const kept = (await listDirectory(dir)).filter((name) => /^\d+\.json$/.test(name));
+  // Nothing kept, nothing to read: a manually registered node never switches (NODE-05), and its
+  // provider file is its --config, not the state directory's provider.json.
+  if (kept.length === 0) return;
   const serving = await loadProviderFile(join(stateDir, STATE_FILES.provider));
   const inUse = new Set(filesOf(serving));
-  for (const name of await listDirectory(dir)) {
-    const generation = Number(/^(\d+)\.json$/.exec(name)?.[1]);
-    if (!Number.isInteger(generation) || generation === serving.generation) continue;
+  for (const name of kept) {
+    const generation = Number(name.slice(0, -'.json'.length));
+    if (generation === serving.generation) continue;
     if (await stillNeeded(client, identity, generation)) continue;
     const old = await loadProviderFile(join(dir, name)).catch(() => undefined);
     for (const path of old === undefined ? [] : filesOf(old))

@@ -145,12 +145,36 @@ async function session(
         rollout.setTarget(m.type === 'welcome' ? m.target_generation : m.generation);
       },
       onUnknown: (type) => req.log(`Ignoring a message this version does not know: ${type}`),
+      signal,
     });
   } catch (error) {
+    if (signal.aborted) return 'stopped';
     return whyNotConnected(req, identity, client, error);
   }
-  onConnected();
-  req.log(`Connected to Core at ${identity.core_url} as node ${identity.node_id}`);
+  // Heard from the moment the socket opens: an abort that came while it opened (or during any
+  // await below) closes it at once. Registered later, such an abort was lost and run heartbeated
+  // on after SIGTERM.
+  const onAbort = () => socket.close(1000, 'node stopping');
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    onConnected();
+    req.log(`Connected to Core at ${identity.core_url} as node ${identity.node_id}`);
+    return await connected(req, identity, rollout, socket, signal, () => heartbeatSeconds);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The open session: hello, readiness on every heartbeat, until the socket closes. */
+async function connected(
+  req: RunRequest,
+  identity: RegisteredIdentity,
+  rollout: Rollout,
+  socket: NodeSocket,
+  signal: AbortSignal,
+  heartbeatSeconds: () => number | undefined,
+): Promise<SessionEnd> {
   const serving = await loadServing(req.stateDir, identity);
   socket.send({
     type: 'hello',
@@ -162,21 +186,13 @@ async function session(
   rollout.attach(socket);
   const reporter = new ReadinessReporter(req.configPath, req.stateDir, identity, socket, req.log);
   req.onSwitched = () => void reporter.report();
-  const onAbort = () => socket.close(1000, 'node stopping');
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await reporter.report();
-    const timer = setInterval(() => void reporter.report(), (heartbeatSeconds ?? 10) * 1000);
-    const closed = await socket.closed.finally(() => clearInterval(timer));
-    if (signal.aborted) return 'stopped';
-    if (closed.code === CLOSE_NODE_REMOVED) return 'removed';
-    req.log(
-      `Connection to Core closed (${closed.code}${closed.reason ? `: ${closed.reason}` : ''})`,
-    );
-    return 'lost';
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+  await reporter.report();
+  const timer = setInterval(() => void reporter.report(), (heartbeatSeconds() ?? 10) * 1000);
+  const closed = await socket.closed.finally(() => clearInterval(timer));
+  if (signal.aborted) return 'stopped';
+  if (closed.code === CLOSE_NODE_REMOVED) return 'removed';
+  req.log(`Connection to Core closed (${closed.code}${closed.reason ? `: ${closed.reason}` : ''})`);
+  return 'lost';
 }
 
 /** The socket did not open: Core is unreachable, or it refuses the node (then 401 here too). */
@@ -201,6 +217,7 @@ async function whyNotConnected(
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);

@@ -115,9 +115,13 @@ export class DigestIndex {
     if (opened === undefined) return;
     const { handle, stamp: first } = opened;
     try {
-      const wait = BigInt(first.ctime_ns) + SETTLE_NS - this.nowNs();
-      if (wait > 0n && wait <= SETTLE_NS)
+      // A timer may fire a little before Date.now() says it is due (they read different clocks,
+      // in whole ms): wait again, a few times at most, rather than not keep the stamp.
+      for (let tries = 0; tries < 3; tries += 1) {
+        const wait = BigInt(first.ctime_ns) + SETTLE_NS - this.nowNs();
+        if (wait <= 0n || wait > SETTLE_NS) break;
         await new Promise((resolve) => setTimeout(resolve, Number(wait / 1_000_000n) + 1));
+      }
       const lookedAt = this.nowNs();
       const second = stampOf(await handle.stat({ bigint: true }));
       if (sameStamp(first, second) && settledAt(second, lookedAt))

@@ -27,6 +27,28 @@ export class DockerUnavailable extends Error {
   }
 }
 
+/** Docker answered, and said no: its own message, for the operator to read (escaped when shown). */
+export class DockerRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly dockerMessage: string,
+  ) {
+    super(`Docker answered HTTP ${status}: ${dockerMessage}`);
+    this.name = 'DockerRefused';
+  }
+}
+
+/** Docker's error body is {"message": "..."}; anything else is shown cut short, as it came. */
+function dockerMessageOf(text: string): string {
+  try {
+    const parsed = z.object({ message: z.string() }).safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data.message.slice(0, 300);
+  } catch {
+    // not JSON: fall through
+  }
+  return text.slice(0, 200);
+}
+
 export class DockerApi {
   private readonly agent: Agent;
 
@@ -119,9 +141,7 @@ export class DockerApi {
     }
     const text = await response.body.text();
     if (response.statusCode !== 201)
-      throw new DockerUnavailable(
-        `docker network create answered HTTP ${response.statusCode}: ${text.slice(0, 200)}`,
-      );
+      throw new DockerRefused(response.statusCode, dockerMessageOf(text));
   }
 
   async removeNetwork(name: string): Promise<void> {

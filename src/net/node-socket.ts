@@ -52,6 +52,8 @@ export interface OpenOptions {
   /** A message Core sent that this version does not understand (logged, not fatal). */
   onUnknown?: (type: string) => void;
   timeoutMs?: number;
+  /** Stops a connection still opening (SIGTERM must not wait for the open's timeout). */
+  signal?: AbortSignal;
   /** Always ours: undici's global one would leave TLS verification to Node's default (SEC-07). */
   dispatcher: Dispatcher;
 }
@@ -85,12 +87,18 @@ export function openNodeSocket(options: OpenOptions): Promise<NodeSocket> {
     else options.onUnknown?.(parsed.type);
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const giveUp = (why: string) => {
+      clearTimeout(timer);
       ws.close();
-      reject(new SocketNotOpened('timed out'));
-    }, options.timeoutMs ?? 15_000);
+      reject(new SocketNotOpened(why));
+    };
+    const timer = setTimeout(() => giveUp('timed out'), options.timeoutMs ?? 15_000);
+    const onAbort = () => giveUp('stopped');
+    if (options.signal?.aborted === true) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     ws.addEventListener('open', () => {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       resolve({
         send: (message) => ws.send(JSON.stringify(message)),
         close: (code = 1000, reason = '') => ws.close(code, reason),
@@ -99,6 +107,7 @@ export function openNodeSocket(options: OpenOptions): Promise<NodeSocket> {
     });
     void closed.then(({ code }) => {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       reject(new SocketNotOpened(code === 1006 ? 'refused or unreachable' : `closed with ${code}`));
     });
   });

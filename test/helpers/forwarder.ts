@@ -7,6 +7,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 export interface Forwarder {
   port: number;
   target: number;
+  /** New connections are accepted and never answered: a Core that hangs (a black hole). */
+  silent: boolean;
   up(): Promise<void>;
   down(): Promise<void>;
 }
@@ -14,10 +16,13 @@ export interface Forwarder {
 export async function tcpForwarder(): Promise<Forwarder> {
   const live = new Set<Socket>();
   let server: Server | undefined;
-  const forwarder: Forwarder = { port: 0, target: 0, up, down };
+  const forwarder: Forwarder = { port: 0, target: 0, silent: false, up, down };
 
   function listen(port: number): Promise<void> {
     server = createServer((client) => {
+      live.add(client);
+      client.on('close', () => live.delete(client));
+      if (forwarder.silent) return;
       const upstream = createConnection({ host: '127.0.0.1', port: forwarder.target });
       for (const socket of [client, upstream]) {
         live.add(socket);

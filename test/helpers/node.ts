@@ -131,7 +131,8 @@ export interface RunningNode {
   output: () => string;
   waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
   exited: Promise<number | null>;
-  stop: () => Promise<number | null>;
+  /** SIGTERM; rejects (after SIGKILL) when run has not exited within timeoutMs. */
+  stop: (timeoutMs?: number) => Promise<number | null>;
 }
 
 export function startRun(
@@ -186,9 +187,18 @@ export function startRun(
       waiters.add(check);
       check();
     });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    return exited;
+  // SIGTERM must stop run within seconds (systemd's stop); one that does not is killed, so the
+  // test fails with run's output instead of hanging the tier (session 9's CI hung here).
+  const stop = async (timeoutMs = 10_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return exited;
+    child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'late')));
+    const first = await Promise.race([exited, late]).finally(() => clearTimeout(timer));
+    if (first !== 'late') return first;
+    child.kill('SIGKILL');
+    await exited;
+    throw new Error(`run did not stop within ${timeoutMs} ms of SIGTERM; its output:\n${output}`);
   };
   return { child, output: () => output, waitFor, exited, stop };
 }

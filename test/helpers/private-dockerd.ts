@@ -1,6 +1,10 @@
 // A private, real dockerd for tests that must stop and start Docker (NODE-04 readiness):
 // its own socket, data root and exec root under a scratch directory, no bridge and no iptables
 // changes, so it neither disturbs the machine's Docker (if any) nor the machine's network.
+// It runs in a network namespace of its own: the bridges of the networks a node creates
+// (oac-node-<id>) live and die with it. In the machine's namespace they outlived the scratch
+// directory that held the daemon's record of them, and after 31 of them Docker's default
+// address pools were used up for every later test and run (the CI failure of session 9).
 // Stopped only by the PID it wrote.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
@@ -45,9 +49,10 @@ export function privateDockerd(dir: string, options: PrivateDockerdOptions = {})
       ...['--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'), '--pidfile', pidfile],
       ...['-H', host, '--bridge=none', '--iptables=false', '--ip6tables=false'],
     ];
-    const [command, argv] =
-      options.memoryLimits === false ? withoutMemoryController(args) : ['dockerd', args];
-    const child = spawn(command, argv, { detached: true, stdio: ['ignore', log, log] });
+    const child = spawn('unshare', inOwnNamespaces(args, options.memoryLimits !== false), {
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
     child.unref();
     for (let i = 0; i < 150; i += 1) {
       if (answers()) return;
@@ -99,16 +104,23 @@ export async function runtimeImageArchive(
   };
 }
 
-function withoutMemoryController(dockerdArgs: string[]): [string, string[]] {
+/**
+ * unshare's argv for dockerd in a network namespace of its own (loopback up) and a private mount
+ * namespace; without memory limits, the cgroup-v1 memory controller is unmounted there first,
+ * so that the daemon really lacks memory limit support (`docker info` says MemoryLimit false).
+ * The machine's own mounts and network are untouched.
+ */
+function inOwnNamespaces(dockerdArgs: string[], memoryLimits: boolean): string[] {
   const memory = '/sys/fs/cgroup/memory';
-  if (spawnSync('mountpoint', ['-q', memory]).status !== 0) {
+  if (!memoryLimits && spawnSync('mountpoint', ['-q', memory]).status !== 0) {
     throw new Error(
       `${memory} is not a cgroup-v1 mount here: cannot start a dockerd without memory limits`,
     );
   }
-  const script = `umount ${memory} && exec dockerd "$@"`;
-  return [
-    'unshare',
-    ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', ...dockerdArgs],
-  ];
+  const script = [
+    'ip link set lo up',
+    ...(memoryLimits ? [] : [`umount ${memory}`]),
+    'exec dockerd "$@"',
+  ].join(' && ');
+  return ['--net', '--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', ...dockerdArgs];
 }

@@ -13,6 +13,7 @@ import { type PrivateDockerd } from '../helpers/private-dockerd.ts';
 import {
   NODE_UID as UID,
   outcomes,
+  type Prepared,
   prepareRequest,
   runPrepare,
   startPrepareFixture,
@@ -109,4 +110,40 @@ test('DL-05 a Runtime image already in Docker is not downloaded', async () => {
   assert.equal(outcomes(result).runtime, 'unchanged');
   const log = (await core.coreApi('GET', '/__fixture/requests')).body as Array<{ path: string }>;
   assert.equal(log.filter((r) => r.path.endsWith('runtime.tar.gz')).length, 0);
+});
+
+test('PRE-09 OPS-02 HOST-07 Docker with no free address pool: one line naming the network and the fix, not an internal error; after the fix the rerun completes', async () => {
+  // Fill every default pool of the private dockerd (it has a network namespace of its own, so
+  // this touches nothing of the machine's): Docker then refuses the node's network.
+  const request = await requestFor('no-pool', await issueToken(core));
+  const network = `oac-node-${request.installation_id}`;
+  dockerd.docker(['network', 'rm', network]); // the earlier tests' (one installation per Core)
+  const fillers: string[] = [];
+  try {
+    for (let i = 0; i < 64; i += 1) {
+      const name = `pool-filler-${i}`;
+      if (dockerd.docker(['network', 'create', name]).status !== 0) break;
+      fillers.push(name);
+    }
+    assert.ok(fillers.length > 0 && fillers.length < 64, `${fillers.length} networks used them up`);
+    const failed = await prepare(request);
+    assert.notEqual(failed.status, 0);
+    const event = failed.events.find((e) => e.type === 'step-failed') as
+      (Prepared['events'][number] & { hint?: string }) | undefined;
+    assert.equal(event?.step, 'network', JSON.stringify(failed.events));
+    assert.equal(event?.code, 'docker_network_refused');
+    assert.match(
+      event?.message ?? '',
+      new RegExp(`^Docker did not create the network ${network}: .*pool`),
+    );
+    assert.match(event?.hint ?? '', /docker network prune/);
+    assert.doesNotMatch(failed.stderr, /internal error|DockerRefused|\n\s+at /);
+
+    for (const name of fillers.splice(0)) dockerd.docker(['network', 'rm', name]);
+    const rerun = await prepare(request);
+    assert.equal(rerun.status, 0, rerun.stderr + JSON.stringify(rerun.events));
+    assert.equal(outcomes(rerun).network, 'created');
+  } finally {
+    for (const name of fillers) dockerd.docker(['network', 'rm', name]);
+  }
 });

@@ -59,6 +59,17 @@ test('NODE-01/NODE-04 register, run: Core lists the node connected and ready', a
   await waitForNode(core, node.nodeId, (n) => !n.connected);
 });
 
+test('NODE-01 OPS-03 SIGTERM the moment the connection opens still stops run at once', async () => {
+  // The abort used to be heard only once the session had read its serving record: a SIGTERM in
+  // between was lost and run went on heartbeating forever (it hung session 9's CI).
+  const node = await registered('stop-at-open');
+  for (let attempt = 0; attempt < 8; attempt += 1) {
+    const run = startRun(node);
+    await run.waitFor(/Connected to Core/);
+    assert.equal(await run.stop(5_000), 0, `attempt ${attempt}: SIGTERM stops run cleanly`);
+  }
+});
+
 test('NODE-03 a second run on the same state dir exits at once with a clear message', async () => {
   const node = await registered('locked');
   const run = startRun(node);
@@ -133,6 +144,27 @@ test('NODE-02 Core unreachable: run keeps retrying and connects when Core return
     } finally {
       await run.stop();
     }
+  } finally {
+    await behind.stop();
+    await proxy.down();
+  }
+});
+
+test('NODE-01 OPS-03 SIGTERM while Core does not answer the connection stops run at once', async () => {
+  const proxy = await tcpForwarder();
+  const behind = await startCore(['--public-url', `http://127.0.0.1:${proxy.port}`]);
+  try {
+    proxy.target = Number(new URL(behind.core_url).port);
+    const node = await registered('black-hole', {
+      ...behind,
+      core_url: `http://127.0.0.1:${proxy.port}`,
+    });
+    proxy.silent = true;
+    const run = startRun(node);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // opening: Core never answers
+    assert.equal(run.child.exitCode, null, 'still opening');
+    // The open's own timeout is 15 s: SIGTERM must not wait for it.
+    assert.equal(await run.stop(5_000), 0, run.output());
   } finally {
     await behind.stop();
     await proxy.down();

@@ -2,7 +2,9 @@
 // naming the installation (HOST-08). Root only checks and removes it. A network of that name
 // that was there before the install is found, not created: the journal records it adopted and
 // uninstall leaves it (DECL-02).
-import { DockerApi } from '../../net/docker-api.ts';
+import { OacError } from '../../errors.ts';
+import { hint, message } from '../../messages.ts';
+import { DockerApi, DockerRefused, DockerUnavailable } from '../../net/docker-api.ts';
 import type { Driver } from '../driver.ts';
 
 export interface NetworkActual {
@@ -46,6 +48,8 @@ export const networkDriver: Driver<'network', NetworkActual> = {
     const docker = new DockerApi(`unix://${host.path(r.socket)}`);
     try {
       await docker.createNetwork(r.name, { [r.label.key]: r.label.value });
+    } catch (error) {
+      throw networkNotCreated(r.name, error);
     } finally {
       await docker.close();
     }
@@ -62,3 +66,21 @@ export const networkDriver: Driver<'network', NetworkActual> = {
     return { outcome: 'removed', detail: `network ${r.name}` };
   },
 };
+
+/** One line the operator can act on: Docker's own refusal (a used-up address pool is the usual
+ *  one), or Docker not answering. Anything else stays an internal error. */
+function networkNotCreated(network: string, error: unknown): unknown {
+  if (error instanceof DockerRefused) {
+    const values = { network, detail: error.dockerMessage };
+    return new OacError('docker_network_refused', message('docker_network_refused', values), {
+      hint: hint('docker_network_refused'),
+      cause: error,
+    });
+  }
+  if (error instanceof DockerUnavailable)
+    return new OacError('docker_unavailable', message('docker_unavailable'), {
+      hint: hint('docker_unavailable'),
+      cause: error,
+    });
+  return error;
+}
