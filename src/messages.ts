@@ -134,7 +134,7 @@ export const MESSAGES = {
   },
   docker_network_refused: {
     message: 'Docker did not create the network {network}: {detail}',
-    hint: 'If no address pool is free, remove networks nothing uses (sudo docker network prune) or give Docker more pools (default-address-pools in /etc/docker/daemon.json), then run the command again.',
+    hint: 'If no address pool is free, remove a network nothing uses (sudo docker network ls, then sudo docker network rm NAME) or give Docker more pools (default-address-pools in /etc/docker/daemon.json), then run the command again.',
   },
   docker_socket_mode: {
     message: '{socket} must be owned by group docker with mode 0660 (it is {owner}, mode {mode})',

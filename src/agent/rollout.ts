@@ -55,6 +55,9 @@ export class Rollout {
   private timer: NodeJS.Timeout | undefined;
   private releaseTimer: NodeJS.Timeout | undefined;
   private socket: NodeSocket | undefined;
+  /** Aborted by stop(): a preparation under way stops at its next step (and a download keeps
+   *  its part, OPS-03); nothing is started or scheduled after it. */
+  private readonly stopping = new AbortController();
   private last:
     { generation: number; state: RolloutState; diagnostic: ReadinessCode | null } | undefined;
 
@@ -67,10 +70,19 @@ export class Rollout {
     this.releaseSoon();
   }
 
-  stop(): void {
+  /** Ends the rollout: resolves once no preparation runs any more, so that run releases the
+   *  state directory's lock only then (a preparation left running kept scheduling retries and
+   *  the process never exited after SIGTERM). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
     clearTimeout(this.timer);
     clearTimeout(this.releaseTimer);
     this.socket = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  private get stopped(): boolean {
+    return this.stopping.signal.aborted;
   }
 
   /** From `welcome` and `target`. */
@@ -91,6 +103,7 @@ export class Rollout {
   }
 
   private kick(): void {
+    if (this.stopped) return;
     if (this.running !== undefined) return; // the loop re-checks the target when it ends
     this.running = this.prepareTarget().finally(() => {
       this.running = undefined;
@@ -105,6 +118,7 @@ export class Rollout {
     this.send({ generation: target, state: 'preparing', diagnostic: null });
     this.options.log(`Preparing generation ${target} (serving ${serving.generation})`);
     const diagnostic = await this.prepare(target, serving);
+    if (this.stopped) return; // the next start prepares it again, resuming what was kept
     if (this.target !== target) return this.kick(); // the target moved on meanwhile
     if (diagnostic === null) {
       this.send({ generation: target, state: 'ready', diagnostic: null });
@@ -153,11 +167,17 @@ export class Rollout {
         host: new Host('/'),
         layout: layout(parseInstallationId(req.installation_id)),
         emit,
+        signal: this.stopping.signal,
         prepare: { req, manifest },
       };
       await withDigestFile(ctx, false, (withDigests) =>
-        reconcile(generationResources(req, manifest), withDigests, { dryRun: false, emit }),
+        reconcile(generationResources(req, manifest), withDigests, {
+          dryRun: false,
+          emit,
+          signal: this.stopping.signal,
+        }),
       );
+      if (this.stopped) return null; // not switched: checked and switched by the next start
       const text = providerFileText({ req, manifest });
       const readiness = await checkReadiness(parseProviderFile(text, `generation ${target}`));
       if (readiness.code !== null) {
@@ -167,6 +187,10 @@ export class Rollout {
       await switchServing(stateDir, serving, text);
       return null;
     } catch (error) {
+      if (this.stopped) {
+        this.options.log(`Generation ${target}: stopped; the next start continues it`);
+        return null;
+      }
       const code = diagnosticOf(error, identity.provider);
       this.options.log(`Generation ${target}: ${code} (${reason(error)})`);
       return code;
@@ -174,6 +198,7 @@ export class Rollout {
   }
 
   private releaseSoon(): void {
+    if (this.stopped) return;
     clearTimeout(this.releaseTimer);
     this.releaseTimer = setTimeout(() => void this.releaseOld(), 2000);
   }
@@ -230,7 +255,8 @@ function requestFor(
 /** The provider-neutral code Core shows for a failed preparation (NODE-04's codes). */
 function diagnosticOf(error: unknown, provider: 'docker' | 'microsandbox'): ReadinessCode {
   if (error instanceof DockerUnavailable) return 'provider_unavailable';
-  if (isOacError(error) && error.code === 'docker_unavailable') return 'provider_unavailable';
+  if (isOacError(error) && ['docker_unavailable', 'docker_network_refused'].includes(error.code))
+    return 'provider_unavailable';
   return provider === 'docker' ? 'runtime_image_unavailable' : 'artifacts_unavailable';
 }
 

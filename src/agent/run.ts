@@ -82,6 +82,7 @@ async function connectLoop(
     dispatcher: sharedDispatcher(),
     coreUrl: identity.core_url,
     retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+    signal,
   });
   const rollout = new Rollout({
     stateDir: req.stateDir,
@@ -95,7 +96,7 @@ async function connectLoop(
   try {
     return await sessions(req, identity, client, rollout, signal);
   } finally {
-    rollout.stop();
+    await rollout.stop();
   }
 }
 
@@ -149,7 +150,8 @@ async function session(
     });
   } catch (error) {
     if (signal.aborted) return 'stopped';
-    return whyNotConnected(req, identity, client, error);
+    const end = await whyNotConnected(req, identity, client, error);
+    return signal.aborted ? 'stopped' : end;
   }
   // Heard from the moment the socket opens: an abort that came while it opened (or during any
   // await below) closes it at once. Registered later, such an abort was lost and run heartbeated

@@ -28,6 +28,8 @@ export interface CoreClientOptions {
   dispatcher?: Dispatcher;
   timeoutMs?: number;
   retry?: RetryPolicy;
+  /** Ends every request of this client at once (run's SIGTERM). */
+  signal?: AbortSignal;
 }
 
 const API = '/api/v1/sandbox-node';
@@ -80,6 +82,7 @@ export class CoreClient {
       body,
       timeoutMs: this.options.timeoutMs,
       dispatcher: this.options.dispatcher,
+      signal: this.options.signal,
     };
     const once = async (): Promise<z.infer<S>> => {
       const response = await this.exchange(route, request);

@@ -30,6 +30,8 @@ export interface JsonRequest {
   body?: unknown;
   timeoutMs?: number;
   dispatcher?: Dispatcher;
+  /** Aborts the request before its timeout (the caller is stopping). */
+  signal?: AbortSignal;
 }
 
 export interface JsonResponse {
@@ -54,7 +56,10 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
       dispatcher: req.dispatcher ?? defaultDispatcher(),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
+      signal:
+        req.signal === undefined
+          ? AbortSignal.timeout(timeoutMs)
+          : AbortSignal.any([AbortSignal.timeout(timeoutMs), req.signal]),
     });
   } catch (error) {
     // A refusal of ours (a pinned key not presented, TRUST-01) is no network failure: not retried.
@@ -98,6 +103,7 @@ function parseJson(text: string): unknown {
 export function describeTransportError(error: unknown): string {
   if (!(error instanceof Error)) return 'request failed';
   const code = (error as { code?: unknown }).code;
+  if (error.name === 'AbortError') return 'stopped';
   if (error.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timed out';
   if (code === 'UND_ERR_BODY_TIMEOUT') return 'timed out while reading the answer';
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection timed out';

@@ -179,6 +179,76 @@ test('issue #6 a configuration change: preparing → failed while the file is mi
   assert.doesNotMatch(again.stdout, /\b(created|updated|replaced|removed)\b/, again.stdout);
 });
 
+test('issue #6 OPS-03 systemctl stop during a rollout download: the service stops at once and keeps the part; the next start resumes it and serves the new generation', async () => {
+  // Follows the test above: the node serves release b. Back to release a, whose image is removed
+  // first so that the rollout must download it again, slowly.
+  const units = (await host.shOk("systemctl list-units --plain --no-legend 'oac-node-*'")).trim();
+  const unit = /^(oac-node-\S+\.service)/.exec(units)?.[1];
+  assert.ok(unit, units);
+  const installationId = unit.slice('oac-node-'.length, -'.service'.length);
+  const state = `/var/lib/oac-node/.oac/nodes/${installationId}`;
+  const a = JSON.parse(readFileSync(join(scratch, 'a', 'manifest.json'), 'utf8')) as {
+    release: string;
+    files: Array<{ kind: string; name: string; size: number; image?: { reference: string } }>;
+  };
+  const image = a.files.find((f) => f.kind === 'runtime-image');
+  assert.ok(image?.image);
+  await host.shOk(`docker image rm ${image.image.reference} >/dev/null`);
+  const fault = { kind: 'drip', bytes_per_minute: image.size * 2 }; // about 30 s in all
+  const armed = await core.coreApi('PUT', '/__fixture/faults', { target: image.name, fault });
+  assert.equal(armed.status, 204);
+  const deployment = (await core.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
+    specification: Record<string, unknown>;
+    generation: number;
+  };
+  const put = await core.coreApi('PUT', '/core/v1/sandbox/specification', {
+    specification: { ...deployment.specification, release: a.release },
+  });
+  assert.equal(put.status, 200);
+  const target = deployment.generation + 1;
+  const part = `${state}/files/${image.name}.part`;
+  await host.shOk(
+    `for i in $(seq 300); do [ -s ${part} ] && exit 0; sleep 0.2; done; echo no part file; exit 1`,
+  );
+
+  const started = Date.now();
+  await host.shOk(`systemctl stop ${unit}`);
+  const took = Date.now() - started;
+  const result = (await host.shOk(`systemctl show -p Result --value ${unit}`)).trim();
+  const log = (await host.sh(`journalctl -u ${unit} --no-pager | tail -20`)).stdout;
+  assert.equal(result, 'success', `stopped by SIGTERM, not killed at the stop timeout:\n${log}`);
+  assert.ok(took < 20_000, `stopped within ${took} ms`);
+  assert.match(log, new RegExp(`Generation ${target}: stopped; the next start continues it`));
+  const kept = Number((await host.shOk(`stat -c %s ${part}`)).trim());
+  assert.ok(kept > 0 && kept < image.size, `the part is kept: ${kept} of ${image.size} bytes`);
+
+  await core.coreApi('DELETE', '/__fixture/faults');
+  await core.coreApi('DELETE', '/__fixture/requests');
+  await host.shOk(`systemctl start ${unit}`);
+  const ready = await until('ready', (n) => n.rollout.state === 'ready' && n.generation === target);
+  assert.deepEqual({ c: ready.connected, r: ready.provider_ready }, { c: true, r: true });
+  const asked = (await core.coreApi('GET', '/__fixture/requests')).body as Array<{
+    path: string;
+    range: string | null;
+    status: number | null;
+    body_bytes: number;
+  }>;
+  const fetched = asked.filter((r) => r.path.endsWith(image.name));
+  const journal = (await host.sh(`journalctl -u ${unit} --no-pager | tail -30`)).stdout;
+  const why = `${JSON.stringify(fetched)}\n${journal}`;
+  // Core redirects to the release server; every request asks for the rest only.
+  assert.ok(
+    fetched.length > 0 && fetched.every((r) => r.range === `bytes=${kept}-`),
+    `the next start resumed the kept part: ${why}`,
+  );
+  const served = fetched.filter((r) => r.status === 206);
+  assert.deepEqual(
+    served.map((r) => r.body_bytes),
+    [image.size - kept],
+    `only the missing bytes came: ${why}`,
+  );
+});
+
 test(
   'issue #6 microsandbox: the new release prepared and verified as oac-node, then the old generation released once Core no longer needs it',
   { skip: noKvm },

@@ -9,6 +9,8 @@ export interface Forwarder {
   target: number;
   /** New connections are accepted and never answered: a Core that hangs (a black hole). */
   silent: boolean;
+  /** Connections accepted so far (a test waits for the node to reach the forwarder). */
+  accepted: number;
   up(): Promise<void>;
   down(): Promise<void>;
 }
@@ -16,12 +18,21 @@ export interface Forwarder {
 export async function tcpForwarder(): Promise<Forwarder> {
   const live = new Set<Socket>();
   let server: Server | undefined;
-  const forwarder: Forwarder = { port: 0, target: 0, silent: false, up, down };
+  const forwarder: Forwarder = {
+    port: 0,
+    target: 0,
+    silent: false,
+    accepted: 0,
+    up,
+    down,
+  };
 
   function listen(port: number): Promise<void> {
     server = createServer((client) => {
+      forwarder.accepted += 1;
       live.add(client);
       client.on('close', () => live.delete(client));
+      client.on('error', () => client.destroy());
       if (forwarder.silent) return;
       const upstream = createConnection({ host: '127.0.0.1', port: forwarder.target });
       for (const socket of [client, upstream]) {

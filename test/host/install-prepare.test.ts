@@ -136,7 +136,7 @@ test('PRE-09 OPS-02 HOST-07 Docker with no free address pool: one line naming th
       event?.message ?? '',
       new RegExp(`^Docker did not create the network ${network}: .*pool`),
     );
-    assert.match(event?.hint ?? '', /docker network prune/);
+    assert.match(event?.hint ?? '', /docker network rm NAME/);
     assert.doesNotMatch(failed.stderr, /internal error|DockerRefused|\n\s+at /);
 
     for (const name of fillers.splice(0)) dockerd.docker(['network', 'rm', name]);

@@ -160,8 +160,12 @@ test('NODE-01 OPS-03 SIGTERM while Core does not answer the connection stops run
       core_url: `http://127.0.0.1:${proxy.port}`,
     });
     proxy.silent = true;
+    const before = proxy.accepted;
     const run = startRun(node);
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // opening: Core never answers
+    for (let i = 0; i < 100 && proxy.accepted === before; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(proxy.accepted > before, 'run reached Core, which never answers');
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the upgrade request is sent
     assert.equal(run.child.exitCode, null, 'still opening');
     // The open's own timeout is 15 s: SIGTERM must not wait for it.
     assert.equal(await run.stop(5_000), 0, run.output());

@@ -92,7 +92,9 @@ const progressOf = (run: LiveRun) =>
 /** Processes of the node's account still running (the test machine runs none of its own). */
 function nodeProcesses(): string {
   try {
-    return execFileSync('pgrep', ['-u', String(NODE_UID), '-a'], { encoding: 'utf8' });
+    // Only this PID namespace's: an e2e host's own oac-node runs as the same UID.
+    const ours = ['--ns', String(process.pid), '--nslist', 'pid'];
+    return execFileSync('pgrep', ['-u', String(NODE_UID), ...ours, '-a'], { encoding: 'utf8' });
   } catch {
     return ''; // pgrep exits 1 when there is none
   }
