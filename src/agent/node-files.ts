@@ -41,8 +41,9 @@ export async function fetchManifest(
   consoleUrl: string,
   configuration: NodeConfiguration,
   proxyEnv: Record<string, string>,
+  signal?: AbortSignal,
 ): Promise<ReleaseManifest> {
-  return fetchReleaseManifest(consoleUrl, releaseOf(configuration), proxyEnv);
+  return fetchReleaseManifest(consoleUrl, releaseOf(configuration), proxyEnv, signal);
 }
 
 /** The manifest of `release`, from the console. */
@@ -50,9 +51,11 @@ export async function fetchReleaseManifest(
   consoleUrl: string,
   release: string,
   proxyEnv: Record<string, string>,
+  signal?: AbortSignal,
 ): Promise<ReleaseManifest> {
   const url = new URL(`/node-files/${release}/manifest.json`, consoleUrl);
-  const response = await sendJson({ method: 'GET', url, dispatcher: dispatcherFor(proxyEnv) });
+  const dispatcher = dispatcherFor(proxyEnv);
+  const response = await sendJson({ method: 'GET', url, dispatcher, signal });
   if (response.status !== 200) {
     throw oacError('manifest_unavailable', {
       release,

@@ -114,12 +114,21 @@ export class Rollout {
     const target = this.target;
     if (target === undefined) return;
     const serving = await loadServing(this.options.stateDir, this.options.identity);
-    if (serving.generation === target) return this.releaseOld();
+    if (serving.generation === target) {
+      // Served already: switched by an earlier process that stopped before it could report
+      // (Core would otherwise show the target "preparing" for good).
+      const last = this.last;
+      if (last?.generation !== target || last.state !== 'ready')
+        this.send({ generation: target, state: 'ready', diagnostic: null });
+      return this.releaseOld();
+    }
     this.send({ generation: target, state: 'preparing', diagnostic: null });
     this.options.log(`Preparing generation ${target} (serving ${serving.generation})`);
     const diagnostic = await this.prepare(target, serving);
     if (this.stopped) return; // the next start prepares it again, resuming what was kept
-    if (this.target !== target) return this.kick(); // the target moved on meanwhile
+    // The target moved on meanwhile: prepared within this same run (kick() would see this one
+    // still running and do nothing).
+    if (this.target !== target) return this.prepareTarget();
     if (diagnostic === null) {
       this.send({ generation: target, state: 'ready', diagnostic: null });
       this.options.log(`Generation ${target} is ready; serving it from now on`);
@@ -158,7 +167,7 @@ export class Rollout {
       // OFFLINE-01: a release staged from a bundle needs no console.
       const manifest =
         (await stagedManifest(stateDir, releaseOf(configuration))) ??
-        (await fetchManifest(req.console_url, configuration, req.proxy_env));
+        (await fetchManifest(req.console_url, configuration, req.proxy_env, this.stopping.signal));
       const emit = (event: EngineEvent) => {
         if (event.type === 'note') this.options.log(event.message);
       };
@@ -184,6 +193,7 @@ export class Rollout {
         this.options.log(`Generation ${target}: ${readiness.code} (${readiness.detail})`);
         return readiness.code;
       }
+      if (this.stopped) return null; // not switched: the next start prepares and checks again
       await switchServing(stateDir, serving, text);
       return null;
     } catch (error) {

@@ -150,8 +150,7 @@ async function session(
     });
   } catch (error) {
     if (signal.aborted) return 'stopped';
-    const end = await whyNotConnected(req, identity, client, error);
-    return signal.aborted ? 'stopped' : end;
+    return whyNotConnected(req, identity, client, error, signal);
   }
   // Heard from the moment the socket opens: an abort that came while it opened (or during any
   // await below) closes it at once. Registered later, such an abort was lost and run heartbeated
@@ -203,13 +202,16 @@ async function whyNotConnected(
   identity: RegisteredIdentity,
   client: CoreClient,
   error: unknown,
+  signal: AbortSignal,
 ): Promise<SessionEnd> {
   try {
     await client.identity(identity.node_id, identity.credential);
+    if (signal.aborted) return 'stopped';
     req.log(
       `Core did not accept the connection (${(error as Error).message}); it still knows this node`,
     );
   } catch (identityError) {
+    if (signal.aborted) return 'stopped'; // the request was ended by the stop: nothing to say
     if (identityError instanceof CoreError && identityError.code === 'node_credential_refused')
       return 'removed';
     req.log(identityError instanceof Error ? identityError.message : String(identityError));

@@ -47,27 +47,32 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
     payload = JSON.stringify(req.body);
     headers['content-type'] = 'application/json';
   }
-  let response: Dispatcher.ResponseData;
+  // One controller per request: AbortSignal.any() on Node 20 keeps every combined signal on a
+  // long-lived one (run's, alive for days), so the caller's signal is only listened to while
+  // this request runs.
+  const ended = new AbortController();
+  const onEnd = () => ended.abort(req.signal?.reason);
+  if (req.signal?.aborted === true) onEnd();
+  req.signal?.addEventListener('abort', onEnd, { once: true });
   try {
-    response = await request(req.url, {
+    const response = await request(req.url, {
       method: req.method,
       headers,
       body: payload,
       dispatcher: req.dispatcher ?? defaultDispatcher(),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      signal:
-        req.signal === undefined
-          ? AbortSignal.timeout(timeoutMs)
-          : AbortSignal.any([AbortSignal.timeout(timeoutMs), req.signal]),
+      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), ended.signal]),
     });
+    const text = await readBounded(response.body);
+    return { status: response.statusCode, body: parseJson(text) };
   } catch (error) {
     // A refusal of ours (a pinned key not presented, TRUST-01) is no network failure: not retried.
-    if (isOacError(error)) throw error;
+    if (isOacError(error) || error instanceof NetworkError) throw error;
     throw new NetworkError(describeTransportError(error), error);
+  } finally {
+    req.signal?.removeEventListener('abort', onEnd);
   }
-  const text = await readBounded(response.body);
-  return { status: response.statusCode, body: parseJson(text) };
 }
 
 async function readBounded(body: Dispatcher.ResponseData['body']): Promise<string> {
