@@ -112,7 +112,7 @@ export class Rollout {
 
   private async prepareTarget(): Promise<void> {
     const target = this.target;
-    if (target === undefined) return;
+    if (target === undefined || this.stopped) return;
     const serving = await loadServing(this.options.stateDir, this.options.identity);
     if (serving.generation === target) {
       // Served already: switched by an earlier process that stopped before it could report
@@ -193,7 +193,10 @@ export class Rollout {
         this.options.log(`Generation ${target}: ${readiness.code} (${readiness.detail})`);
         return readiness.code;
       }
-      if (this.stopped) return null; // not switched: the next start prepares and checks again
+      // Not switched when stopping (the next start prepares and checks again) or when Core's
+      // target moved on meanwhile: serving a generation Core no longer asks for, unreported,
+      // would leave Core placing work by the one it thinks is served.
+      if (this.stopped || this.target !== target) return null;
       await switchServing(stateDir, serving, text);
       return null;
     } catch (error) {

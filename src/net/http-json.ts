@@ -47,13 +47,19 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
     payload = JSON.stringify(req.body);
     headers['content-type'] = 'application/json';
   }
-  // One controller per request: AbortSignal.any() on Node 20 keeps every combined signal on a
-  // long-lived one (run's, alive for days), so the caller's signal is only listened to while
-  // this request runs.
+  // One controller per request, listening to the caller's long-lived signal (run's, alive for
+  // days) only while this request runs: AbortSignal.any() on Node 20 would keep every combined
+  // signal on it.
+  // The overall deadline is a plain timer on the same controller: AbortSignal.any() holds its
+  // sources weakly on Node 20, so a combined AbortSignal.timeout() could be collected unfired.
   const ended = new AbortController();
   const onEnd = () => ended.abort(req.signal?.reason);
   if (req.signal?.aborted === true) onEnd();
   req.signal?.addEventListener('abort', onEnd, { once: true });
+  const deadline = setTimeout(
+    () => ended.abort(new DOMException('timed out', 'TimeoutError')),
+    timeoutMs,
+  );
   try {
     const response = await request(req.url, {
       method: req.method,
@@ -62,7 +68,7 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
       dispatcher: req.dispatcher ?? defaultDispatcher(),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), ended.signal]),
+      signal: ended.signal,
     });
     const text = await readBounded(response.body);
     return { status: response.statusCode, body: parseJson(text) };
@@ -71,6 +77,7 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
     if (isOacError(error) || error instanceof NetworkError) throw error;
     throw new NetworkError(describeTransportError(error), error);
   } finally {
+    clearTimeout(deadline);
     req.signal?.removeEventListener('abort', onEnd);
   }
 }

@@ -261,7 +261,7 @@ test('issue #6 a target that moves on while a preparation downloads is prepared 
   const image = b.files.find((f) => f.kind === 'runtime-image');
   assert.ok(image);
   await host.shOk(`docker image rm ${nextRelease.reference} >/dev/null`);
-  const fault = { kind: 'drip', bytes_per_minute: image.size * 6 }; // about 10 s in all
+  const fault = { kind: 'drip', bytes_per_minute: image.size * 3 }; // about 20 s in all
   const armed = await core.coreApi('PUT', '/__fixture/faults', { target: image.name, fault });
   assert.equal(armed.status, 204);
   const deployment = (await core.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
@@ -273,7 +273,7 @@ test('issue #6 a target that moves on while a preparation downloads is prepared 
   });
   assert.equal(first.status, 200);
   assert.ok(installed, 'the first test installed the node');
-  const { state } = installed;
+  const { unit, state } = installed;
   await host.shOk(
     `for i in $(seq 300); do [ -e ${state}/files/${image.name}.part ] && exit 0; sleep 0.2; done; exit 1`,
   );
@@ -289,6 +289,14 @@ test('issue #6 a target that moves on while a preparation downloads is prepared 
     60_000,
   );
   assert.deepEqual({ c: ready.connected, r: ready.provider_ready }, { c: true, r: true });
+  const log = (await host.sh(`journalctl -u ${unit} --no-pager`)).stdout;
+  const moved = deployment.generation + 1;
+  assert.doesNotMatch(log, new RegExp(`Generation ${moved} is ready`), 'never switched to it');
+  assert.match(
+    log,
+    new RegExp(`Preparing generation ${final} \\(serving ${deployment.generation}\\)`),
+    'the next target is prepared from the generation served before',
+  );
 });
 
 test(
