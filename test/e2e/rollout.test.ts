@@ -86,6 +86,46 @@ async function until(what: string, check: (n: NodeView) => boolean, ms = 120_000
   throw new Error(`${what}: never; last seen ${JSON.stringify(last)}`);
 }
 
+/** Core's configuration moves to `release`; returns the deployment from before. */
+async function targetRelease(
+  at: CoreInHost,
+  release: string,
+): Promise<{ specification: Record<string, unknown>; generation: number }> {
+  const deployment = (await at.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
+    specification: Record<string, unknown>;
+    generation: number;
+  };
+  const put = await at.coreApi('PUT', '/core/v1/sandbox/specification', {
+    specification: { ...deployment.specification, release },
+  });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  return deployment;
+}
+
+/** Core's target moves to the release in `<scratch>/<dir>`, whose image is first removed from
+ *  Docker so that the node downloads it again, in about `seconds`; returns once the node has
+ *  opened the part file. */
+async function slowRollout(state: string, dir: 'a' | 'b', seconds: number) {
+  const manifest = JSON.parse(readFileSync(join(scratch, dir, 'manifest.json'), 'utf8')) as {
+    release: string;
+    files: Array<{ kind: string; name: string; size: number; image?: { reference: string } }>;
+  };
+  const image = manifest.files.find((f) => f.kind === 'runtime-image');
+  assert.ok(image?.image);
+  await host.shOk(`docker image rm ${image.image.reference} >/dev/null`);
+  const fault = { kind: 'drip', bytes_per_minute: Math.ceil((image.size * 60) / seconds) };
+  const armed = await core.coreApi('PUT', '/__fixture/faults', { target: image.name, fault });
+  assert.equal(armed.status, 204);
+  const deployment = await targetRelease(core, manifest.release);
+  // The part is opened as the transfer starts; its bytes are written a MiB at a time (these
+  // images are about one), and whatever arrived is written when the transfer is stopped.
+  const part = `${state}/files/${image.name}.part`;
+  await host.shOk(
+    `for i in $(seq 300); do [ -e ${part} ] && exit 0; sleep 0.2; done; echo no part file; exit 1`,
+  );
+  return { image, deployment, part };
+}
+
 async function nodeLog(unit: string, pattern: RegExp): Promise<void> {
   await host.shOk(
     `for i in $(seq 300); do journalctl -u ${unit} --no-pager | grep -q -E '${pattern.source}' && exit 0; sleep 0.2; done; exit 1`,
@@ -101,14 +141,7 @@ test('issue #6 a configuration change: preparing → failed while the file is mi
 
   // The new release's Runtime archive is missing from the release server.
   renameSync(nextRelease.archive, `${nextRelease.archive}.aside`);
-  const deployment = (await core.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
-    specification: Record<string, unknown>;
-    generation: number;
-  };
-  const put = await core.coreApi('PUT', '/core/v1/sandbox/specification', {
-    specification: { ...deployment.specification, release: nextRelease.id },
-  });
-  assert.equal(put.status, 200);
+  const deployment = await targetRelease(core, nextRelease.id);
   const target = deployment.generation + 1;
 
   await nodeLog(
@@ -187,31 +220,8 @@ test('issue #6 OPS-03 systemctl stop during a rollout download: the service stop
   // first so that the rollout must download it again, slowly.
   assert.ok(installed, 'the first test installed the node');
   const { unit, state } = installed;
-  const a = JSON.parse(readFileSync(join(scratch, 'a', 'manifest.json'), 'utf8')) as {
-    release: string;
-    files: Array<{ kind: string; name: string; size: number; image?: { reference: string } }>;
-  };
-  const image = a.files.find((f) => f.kind === 'runtime-image');
-  assert.ok(image?.image);
-  await host.shOk(`docker image rm ${image.image.reference} >/dev/null`);
-  const fault = { kind: 'drip', bytes_per_minute: image.size * 2 }; // about 30 s in all
-  const armed = await core.coreApi('PUT', '/__fixture/faults', { target: image.name, fault });
-  assert.equal(armed.status, 204);
-  const deployment = (await core.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
-    specification: Record<string, unknown>;
-    generation: number;
-  };
-  const put = await core.coreApi('PUT', '/core/v1/sandbox/specification', {
-    specification: { ...deployment.specification, release: a.release },
-  });
-  assert.equal(put.status, 200);
+  const { image, deployment, part } = await slowRollout(state, 'a', 30);
   const target = deployment.generation + 1;
-  const part = `${state}/files/${image.name}.part`;
-  // The part is opened as the transfer starts; its bytes are written a MiB at a time (this image
-  // is about one), and whatever arrived is written when the transfer is stopped.
-  await host.shOk(
-    `for i in $(seq 300); do [ -e ${part} ] && exit 0; sleep 0.2; done; echo no part file; exit 1`,
-  );
   await new Promise((resolve) => setTimeout(resolve, 3000)); // about a tenth of it arrives
 
   const started = Date.now();
@@ -255,28 +265,9 @@ test('issue #6 OPS-03 systemctl stop during a rollout download: the service stop
 test('issue #6 a target that moves on while a preparation downloads is prepared next, without another word from Core', async () => {
   // Follows the test above: the node serves release a. Release b's image is removed so that
   // preparing b downloads it, slowly; meanwhile Core's target moves on to a again.
-  const b = JSON.parse(readFileSync(join(scratch, 'b', 'manifest.json'), 'utf8')) as {
-    files: Array<{ kind: string; name: string; size: number }>;
-  };
-  const image = b.files.find((f) => f.kind === 'runtime-image');
-  assert.ok(image);
-  await host.shOk(`docker image rm ${nextRelease.reference} >/dev/null`);
-  const fault = { kind: 'drip', bytes_per_minute: image.size * 3 }; // about 20 s in all
-  const armed = await core.coreApi('PUT', '/__fixture/faults', { target: image.name, fault });
-  assert.equal(armed.status, 204);
-  const deployment = (await core.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
-    specification: Record<string, unknown>;
-    generation: number;
-  };
-  const first = await core.coreApi('PUT', '/core/v1/sandbox/specification', {
-    specification: { ...deployment.specification, release: nextRelease.id },
-  });
-  assert.equal(first.status, 200);
   assert.ok(installed, 'the first test installed the node');
   const { unit, state } = installed;
-  await host.shOk(
-    `for i in $(seq 300); do [ -e ${state}/files/${image.name}.part ] && exit 0; sleep 0.2; done; exit 1`,
-  );
+  const { deployment } = await slowRollout(state, 'b', 20);
   const second = await core.coreApi('PUT', '/core/v1/sandbox/specification', {
     specification: deployment.specification,
   });
@@ -319,14 +310,7 @@ test(
       const before = await files();
       assert.equal(before.length, 3);
 
-      const deployment = (await ms.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
-        specification: Record<string, unknown>;
-        generation: number;
-      };
-      const put = await ms.coreApi('PUT', '/core/v1/sandbox/specification', {
-        specification: { ...deployment.specification, release: nextRelease.id },
-      });
-      assert.equal(put.status, 200);
+      const deployment = await targetRelease(ms, nextRelease.id);
       const target = deployment.generation + 1;
       const deadline = Date.now() + 120_000;
       let seen: NodeView | undefined;
