@@ -1,5 +1,6 @@
 // DL-03: a transfer that brings less than 64 KiB in a minute stops (the numbers are options, so
 // tests can use a short window).
+import { linkedAbort } from './linked-abort.ts';
 
 /**
  * DL-03 as tumbling windows from the start of each exchange: a window in which fewer than the
@@ -10,15 +11,12 @@ export class StallWatch {
   readonly signal: AbortSignal;
   stalled = false;
   private bytes = 0;
-  private readonly controller = new AbortController();
+  private readonly controller: AbortController;
+  private readonly unlink: () => void;
   private readonly timer: NodeJS.Timeout;
-  private readonly onAbort: () => void;
 
-  constructor(
-    windowMs: number,
-    minBytes: number,
-    private readonly outer: AbortSignal | undefined,
-  ) {
+  constructor(windowMs: number, minBytes: number, outer: AbortSignal | undefined) {
+    ({ controller: this.controller, unlink: this.unlink } = linkedAbort(outer));
     this.signal = this.controller.signal;
     this.timer = setInterval(() => {
       if (this.bytes < minBytes) {
@@ -27,9 +25,6 @@ export class StallWatch {
       }
       this.bytes = 0;
     }, windowMs);
-    this.onAbort = () => this.controller.abort(outer?.reason);
-    if (outer?.aborted) this.onAbort();
-    outer?.addEventListener('abort', this.onAbort, { once: true });
   }
 
   count(bytes: number): void {
@@ -38,6 +33,6 @@ export class StallWatch {
 
   stop(): void {
     clearInterval(this.timer);
-    this.outer?.removeEventListener('abort', this.onAbort);
+    this.unlink();
   }
 }

@@ -3,6 +3,7 @@
 // from "Core answered" (a status to map).
 import { request, type Dispatcher } from 'undici';
 import { sharedDispatcher } from './dispatcher.ts';
+import { linkedAbort } from './linked-abort.ts';
 import { isOacError } from '../errors.ts';
 
 const MAX_RESPONSE_BYTES = 1024 * 1024; // Core's JSON answers are a few KiB
@@ -52,10 +53,7 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
   // signal on it.
   // The overall deadline is a plain timer on the same controller: AbortSignal.any() holds its
   // sources weakly on Node 20, so a combined AbortSignal.timeout() could be collected unfired.
-  const ended = new AbortController();
-  const onEnd = () => ended.abort(req.signal?.reason);
-  if (req.signal?.aborted === true) onEnd();
-  req.signal?.addEventListener('abort', onEnd, { once: true });
+  const { controller: ended, unlink } = linkedAbort(req.signal);
   const deadline = setTimeout(
     () => ended.abort(new DOMException('timed out', 'TimeoutError')),
     timeoutMs,
@@ -78,7 +76,7 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
     throw new NetworkError(describeTransportError(error), error);
   } finally {
     clearTimeout(deadline);
-    req.signal?.removeEventListener('abort', onEnd);
+    unlink();
   }
 }
 

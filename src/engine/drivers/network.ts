@@ -2,8 +2,7 @@
 // naming the installation (HOST-08). Root only checks and removes it. A network of that name
 // that was there before the install is found, not created: the journal records it adopted and
 // uninstall leaves it (DECL-02).
-import { OacError } from '../../errors.ts';
-import { hint, message } from '../../messages.ts';
+import { oacError } from '../../messages.ts';
 import { DockerApi, DockerRefused, DockerUnavailable } from '../../net/docker-api.ts';
 import type { Driver } from '../driver.ts';
 
@@ -72,15 +71,9 @@ export const networkDriver: Driver<'network', NetworkActual> = {
 function networkNotCreated(network: string, error: unknown): unknown {
   if (error instanceof DockerRefused) {
     const values = { network, detail: error.dockerMessage };
-    return new OacError('docker_network_refused', message('docker_network_refused', values), {
-      hint: hint('docker_network_refused'),
-      cause: error,
-    });
+    return oacError('docker_network_refused', values, { cause: error });
   }
   if (error instanceof DockerUnavailable)
-    return new OacError('docker_unavailable', message('docker_unavailable'), {
-      hint: hint('docker_unavailable'),
-      cause: error,
-    });
+    return oacError('docker_unavailable', {}, { cause: error });
   return error;
 }
