@@ -123,12 +123,14 @@ ensure_host_packages() {
   ((${#missing[@]} == 0)) && return
   say "installing Debian packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  local log
+  log=$(mktemp "$SCRATCH/oac-vm-apt.XXXXXX") # not a fixed name in a folder others can write
   if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
-    >"$SCRATCH/oac-vm-apt.log" 2>&1; then
-    tail -n 20 "$SCRATCH/oac-vm-apt.log" >&2
+    >"$log" 2>&1; then
+    tail -n 20 "$log" >&2
     die "apt-get could not install ${missing[*]}"
   fi
-  rm -f "$SCRATCH/oac-vm-apt.log"
+  rm -f "$log"
 }
 
 # The Debian mirror: OAC_VM_MIRROR, else the one this machine's apt uses for $SUITE.
@@ -237,10 +239,11 @@ ensure_release() {
   RELEASE=$CACHE/release-$sum
   [[ -f $RELEASE/manifest.json ]] && return
   say "building the release of dist/ into $RELEASE"
-  rm -rf "$RELEASE.tmp"
-  node --import tsx fixtures/release/main.ts --out "$RELEASE.tmp" >/dev/null ||
+  local tmp=$RELEASE.tmp-$$ # this run's own: two runs at once do not share it
+  rm -rf "$tmp"
+  node --import tsx fixtures/release/main.ts --out "$tmp" >/dev/null ||
     die "building the release of dist/ failed"
-  mv -T "$RELEASE.tmp" "$RELEASE"
+  mv -T "$tmp" "$RELEASE" 2>/dev/null || rm -rf "$tmp" # another run's is there already: keep it
 }
 
 # The read-only share: this machine's node (Debian 12, the VM's glibc), the reference Core

@@ -47,7 +47,8 @@ timed() {
 }
 
 core_api() { # METHOD PATH: a Core-key route, the body on stdout; fails on an HTTP error
-  curl -fsS -X "$1" -H "authorization: Bearer $core_key" -H 'content-type: application/json' \
+  # The key from a root-only file, not curl's argv (start_core writes it).
+  curl -fsS -X "$1" -H "@$core_auth" -H 'content-type: application/json' \
     ${3+--data "$3"} "$core_url$2"
 }
 
@@ -82,7 +83,9 @@ start_core() {
   done
   sleep 0.2 # the line is written in one piece, but let it end
   core_url=$(jq -r .core_url "$out/core.json")
-  core_key=$(jq -r .core_key "$out/core.json")
+  core_auth=$(dirname "$line")/core-auth
+  mkdir -p "$(dirname "$line")"
+  (umask 077 && jq -r '"authorization: Bearer " + .core_key' "$out/core.json" >"$core_auth")
   echo "reference Core at $core_url (PID $core_pid)"
 }
 
@@ -109,6 +112,8 @@ check_ready() {
   jq -e '.nodes | length == 1 and .[0].connected and .[0].provider_ready' "$out/nodes.json" \
     >/dev/null || fail "Core does not list one connected and ready node: $(jq -c . "$out/nodes.json")"
   node_id=$(jq -r '.nodes[0].node_id' "$out/nodes.json")
+  # Under the name the later waits use: a drifted name would make them pass without waiting.
+  systemctl is-active --quiet "oac-node-$id.service" || fail "oac-node-$id.service is not active"
 }
 
 # The automation contract (docs/automation.md): the last event a summary with changed false, and
@@ -176,10 +181,17 @@ cloud_init() {
   echo cloud-init.log >"$out/phase"
   grep -q '^status: done' "$out/cloud-init.log" ||
     fail "cloud-init did not finish cleanly: $(grep -m 1 '^status' "$out/cloud-init.log")"
-  # The token reached no file cloud-init keeps (its user-data, its logs) and none of the node's.
-  if grep -r -l -F -e "$token" /var/lib/cloud /var/log /etc /var/lib/oac-node /root 2>/dev/null; then
-    fail "the enrollment token is in a file (above)"
-  fi
+  # The token reached no file cloud-init keeps (its user-data, its logs), none of the node's and
+  # none in the usual places to drop one. It is searched for from a root-only file on the tmpfs,
+  # never in grep's argv. Each place must exist: a renamed one would drop out unseen.
+  needle=$(dirname "$line")/needle
+  (umask 077 && printf '%s\n' "$token" >"$needle")
+  for dir in /var/lib/cloud /var/log /etc /var/lib/oac-node /root /home /tmp /var/tmp /var/cache \
+    /usr/local /opt "$out"; do
+    [ -d "$dir" ] || fail "$dir is missing: the token search cannot look there"
+    if grep -r -l -F -f "$needle" "$dir"; then fail "the enrollment token is in a file (above)"; fi
+  done
+  rm -f "$needle"
   check_apparmor
 }
 

@@ -7,7 +7,12 @@
 // `diff` prints one line per difference and exits 0 when only the Runtime image differs (the
 // uninstall keeps it on purpose, as test/e2e/uninstall.test.ts allows), 1 otherwise.
 import { readFileSync } from 'node:fs';
-import { diffSnapshots, parseSnapshot, snapshotScript } from '../../test/e2e/harness/snapshot.ts';
+import {
+  beyondKeptImage,
+  diffSnapshots,
+  parseSnapshot,
+  snapshotScript,
+} from '../../test/e2e/harness/snapshot.ts';
 
 const [command, before, after] = process.argv.slice(2);
 if (command === 'script') {
@@ -18,7 +23,7 @@ if (command === 'script') {
     parseSnapshot(readFileSync(after, 'utf8')),
   );
   for (const line of differences) console.log(line);
-  process.exitCode = differences.every((line) => /docker ?images?/i.test(line)) ? 0 : 1;
+  process.exitCode = beyondKeptImage(differences).length === 0 ? 0 : 1;
 } else {
   console.error('usage: tsx scripts/vm/snapshot.ts script | diff BEFORE AFTER');
   process.exitCode = 64;

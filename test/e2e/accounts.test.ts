@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type E2eHost } from './harness/host.ts';
-import { diffSnapshots } from './harness/snapshot.ts';
+import { beyondKeptImage, diffSnapshots } from './harness/snapshot.ts';
 import { type CoreInHost } from './helpers/core-in-host.ts';
 import { installByLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
@@ -26,7 +26,6 @@ async function removeInCore(core: CoreInHost): Promise<void> {
 }
 
 /** Differences other than the Runtime image, which uninstall keeps (UNI-04). */
-const beyondImage = (lines: string[]) => lines.filter((l) => !/docker ?images?/i.test(l));
 
 test('HOST-01 UNI-03 an adopted account survives uninstall with its own groups and home, the docker group removed', async () => {
   await withHost(async (host, core) => {
@@ -53,7 +52,11 @@ test('HOST-01 UNI-03 an adopted account survives uninstall with its own groups a
       (await host.shOk('id -nG oac-node')).trim().split(' ').sort().join(' '),
       'oac-node users',
     );
-    assert.deepEqual(beyondImage(diffSnapshots(pristine, await host.snapshot())), [], 'as before');
+    assert.deepEqual(
+      beyondKeptImage(diffSnapshots(pristine, await host.snapshot())),
+      [],
+      'as before',
+    );
   });
 });
 
@@ -108,7 +111,7 @@ test('UNI-06 without its record, uninstall removes what it can prove is ours and
       '0',
       'the unit is gone',
     );
-    const left = beyondImage(diffSnapshots(pristine, await host.snapshot()));
+    const left = beyondKeptImage(diffSnapshots(pristine, await host.snapshot()));
     assert.ok(left.length > 0, 'the account is kept');
     for (const line of left) {
       assert.match(

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { repoRoot } from './harness/rootfs.ts';
-import { diffSnapshots, type HostSnapshot } from './harness/snapshot.ts';
+import { beyondKeptImage, diffSnapshots, type HostSnapshot } from './harness/snapshot.ts';
 import {
   controller,
   type Controller,
@@ -61,7 +61,7 @@ async function enroll(bad: Set<string> = new Set()): Promise<void> {
     };
     const line = fromLine(issued.command);
     m.installationId = line.installationId;
-    m.sha = /s='([0-9a-f]{64})'/.exec(issued.command)?.[1] ?? '';
+    m.sha = line.sha;
     const token = bad.has(m.name)
       ? `Bad-${issued.token.slice(4).split('').reverse().join('')}`
       : issued.token;
@@ -149,7 +149,7 @@ async function readyNodes(core: CoreInHost): Promise<Array<{ node_id: string; re
 }
 
 function onlyKeptImages(before: HostSnapshot, now: HostSnapshot): string[] {
-  return diffSnapshots(before, now).filter((line) => !/docker ?images?/i.test(line));
+  return beyondKeptImage(diffSnapshots(before, now));
 }
 
 before(async () => {

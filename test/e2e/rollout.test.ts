@@ -25,6 +25,7 @@ import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
 import { installByLine } from './helpers/install-line.ts';
 import { releaseFromDist } from './helpers/release.ts';
 import { noKvm } from '../helpers/kvm.ts';
+import { layout, parseInstallationId } from '../../src/layout.ts';
 
 let scratch: string;
 let nextRelease: { id: string; archive: string; reference: string };
@@ -134,9 +135,8 @@ async function nodeLog(unit: string, pattern: RegExp): Promise<void> {
 
 test('issue #6 a configuration change: preparing → failed while the file is missing or corrupt → ready once restored, serving the old generation meanwhile, without a restart', async () => {
   const { command, installationId } = await installByLine(host, core);
-  const unit = `oac-node-${installationId}.service`;
+  const { unitName: unit, stateDir: state } = layout(parseInstallationId(installationId));
   const pid = (await host.shOk(`systemctl show -p MainPID --value ${unit}`)).trim();
-  const state = `/var/lib/oac-node/.oac/nodes/${installationId}`;
   installed = { unit, state };
 
   // The new release's Runtime archive is missing from the release server.

@@ -155,6 +155,11 @@ function treeEntry(line: string): [string, TreeEntry] {
  *   `docker image -ID REF`, `enabled unit +oac-node-x.service`, `failed unit +x.service`,
  *   `system state running -> degraded`.
  */
+/** The differences beyond the kept Runtime image (uninstall keeps it: UNI-04). */
+export function beyondKeptImage(differences: string[]): string[] {
+  return differences.filter((line) => !/docker ?images?/i.test(line));
+}
+
 export function diffSnapshots(before: HostSnapshot, after: HostSnapshot): string[] {
   const out: string[] = [];
   for (const path of union(Object.keys(before.files), Object.keys(after.files))) {

@@ -91,7 +91,8 @@ export async function controller(): Promise<Controller> {
           h.token,
         );
         if (encrypted.status !== 0) throw new Error(`ansible-vault: ${encrypted.output}`);
-        await writeFile(join(hostVarsDir, `${h.name}.yml`), encrypted.output);
+        // stdout alone: a warning on stderr would break the YAML.
+        await writeFile(join(hostVarsDir, `${h.name}.yml`), encrypted.stdout);
       }
     },
     async playbook(args) {
@@ -130,14 +131,18 @@ function run(
   argv: string[],
   env: Record<string, string>,
   stdin = '',
-): Promise<{ status: number | null; output: string }> {
+): Promise<{ status: number | null; output: string; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0] as string, argv.slice(1), { env, cwd: repoRoot });
     let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString();
+      stdout += c.toString();
+    });
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     child.on('error', reject);
-    child.on('close', (status) => resolve({ status, output }));
+    child.on('close', (status) => resolve({ status, output, stdout }));
     child.stdin.end(stdin);
   });
 }

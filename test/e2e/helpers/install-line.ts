@@ -22,7 +22,11 @@ export async function installByLine(host: E2eHost, core: CoreInHost): Promise<In
 }
 
 /** The installation ID a line names, and the uninstall command for the installer it keeps. */
-export function fromLine(command: string): { installationId: string; uninstall: string[] } {
+export function fromLine(command: string): {
+  installationId: string;
+  sha: string;
+  uninstall: string[];
+} {
   // The line's `s`: the SHA-256 of the executable, which names the kept installer (BOOT-03).
   const sha = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
   const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
@@ -36,5 +40,5 @@ export function fromLine(command: string): { installationId: string; uninstall: 
     '--installation-id',
     installationId,
   ];
-  return { installationId, uninstall };
+  return { installationId, sha, uninstall };
 }

@@ -3,7 +3,8 @@
 // back to its snapshot from before, the kept Runtime image(s) aside (UNI-01, UNI-04).
 import assert from 'node:assert/strict';
 import type { E2eHost } from '../harness/host.ts';
-import { diffSnapshots, type HostSnapshot } from '../harness/snapshot.ts';
+import { layout, parseInstallationId } from '../../../src/layout.ts';
+import { beyondKeptImage, diffSnapshots, type HostSnapshot } from '../harness/snapshot.ts';
 import type { CoreInHost } from './core-in-host.ts';
 
 export async function removeAndUninstall(
@@ -14,14 +15,15 @@ export async function removeAndUninstall(
 ): Promise<void> {
   const removal = await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${node.nodeId}`);
   assert.equal(removal.status, 204);
+  const { unitName } = layout(parseInstallationId(node.installationId));
   await host.shOk(
-    `for i in $(seq 100); do systemctl is-active --quiet oac-node-${node.installationId}.service || exit 0; sleep 0.1; done; exit 1`,
+    `for i in $(seq 100); do systemctl is-active --quiet ${unitName} || exit 0; sleep 0.1; done; exit 1`,
   );
   const removed = await host.exec(node.uninstall);
   assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
   const differences = diffSnapshots(pristine, await host.snapshot());
   assert.ok(
-    differences.every((line) => /docker ?images?/i.test(line)),
+    beyondKeptImage(differences).length === 0,
     `only the kept image differs:\n${differences.join('\n')}`,
   );
 }
