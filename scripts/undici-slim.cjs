@@ -8,6 +8,7 @@
 
 const Agent = require('../node_modules/undici/lib/dispatcher/agent');
 const Client = require('../node_modules/undici/lib/dispatcher/client');
+const Pool = require('../node_modules/undici/lib/dispatcher/pool');
 const ProxyAgent = require('../node_modules/undici/lib/dispatcher/proxy-agent');
 const Dispatcher = require('../node_modules/undici/lib/dispatcher/dispatcher');
 const buildConnector = require('../node_modules/undici/lib/core/connect');
@@ -58,6 +59,7 @@ Object.assign(Dispatcher.prototype, api);
 module.exports = {
   Agent,
   Client,
+  Pool,
   ProxyAgent,
   Dispatcher,
   buildConnector,

@@ -9,6 +9,7 @@ import { sharedDispatcher } from '../net/dispatcher.ts';
 import { CoreError } from '../net/core-errors.ts';
 import { openNodeSocket, type NodeSocket } from '../net/node-socket.ts';
 import { backoffDelay } from '../net/retry.ts';
+import { OutageLog } from './outage-log.ts';
 import { redactor } from '../ui/redact.ts';
 import { PROGRAM, VERSION } from '../version.ts';
 import { isRegistered, loadIdentity, type RegisteredIdentity } from './identity-store.ts';
@@ -35,7 +36,7 @@ export interface RunRequest {
 type SessionEnd = 'removed' | 'lost' | 'stopped';
 
 // Reconnect backoff: 1 s doubling to 30 s (the unit's own restart is the outer loop).
-const RECONNECT = { attempts: Infinity, baseDelayMs: 1000, maxDelayMs: 30_000 };
+export const RECONNECT = { attempts: Infinity, baseDelayMs: 1000, maxDelayMs: 30_000 };
 export const CLOSE_NODE_REMOVED = 4401;
 
 export async function runNode(req: RunRequest): Promise<number> {
@@ -107,8 +108,13 @@ async function sessions(
   rollout: Rollout,
   signal: AbortSignal,
 ): Promise<number> {
+  const outage = new OutageLog(req.log);
   for (let failures = 0; !signal.aborted;) {
-    const end = await session(req, identity, rollout, client, signal, () => (failures = 0));
+    const onConnected = () => {
+      failures = 0;
+      outage.over();
+    };
+    const end = await session(req, identity, rollout, client, signal, onConnected, outage);
     if (end === 'removed') {
       req.log(
         `${message('node_credential_refused')}: exiting ${EXIT.removed} so that the service is not restarted`,
@@ -118,7 +124,7 @@ async function sessions(
     if (end === 'stopped') break;
     failures += 1;
     const delay = backoffDelay(RECONNECT, failures);
-    req.log(`Reconnecting in ${(delay / 1000).toFixed(1)} s`);
+    outage.retry(delay);
     await sleep(delay, signal);
   }
   return EXIT.ok;
@@ -131,6 +137,7 @@ async function session(
   client: CoreClient,
   signal: AbortSignal,
   onConnected: () => void,
+  outage: OutageLog,
 ): Promise<SessionEnd> {
   let heartbeatSeconds = req.heartbeatSeconds;
   let socket: NodeSocket;
@@ -150,7 +157,7 @@ async function session(
     });
   } catch (error) {
     if (signal.aborted) return 'stopped';
-    return whyNotConnected(req, identity, client, error, signal);
+    return whyNotConnected(identity, client, error, signal, outage);
   }
   // Heard from the moment the socket opens: an abort that came while it opened (or during any
   // await below) closes it at once. Registered later, such an abort was lost and run heartbeated
@@ -161,7 +168,8 @@ async function session(
   try {
     onConnected();
     req.log(`Connected to Core at ${identity.core_url} as node ${identity.node_id}`);
-    return await connected(req, identity, rollout, socket, signal, () => heartbeatSeconds);
+    const heartbeat = () => heartbeatSeconds;
+    return await connected(req, identity, rollout, socket, signal, heartbeat, outage);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
@@ -175,6 +183,7 @@ async function connected(
   socket: NodeSocket,
   signal: AbortSignal,
   heartbeatSeconds: () => number | undefined,
+  outage: OutageLog,
 ): Promise<SessionEnd> {
   const serving = await loadServing(req.stateDir, identity);
   socket.send({
@@ -192,29 +201,31 @@ async function connected(
   const closed = await socket.closed.finally(() => clearInterval(timer));
   if (signal.aborted) return 'stopped';
   if (closed.code === CLOSE_NODE_REMOVED) return 'removed';
-  req.log(`Connection to Core closed (${closed.code}${closed.reason ? `: ${closed.reason}` : ''})`);
+  outage.why(
+    `Connection to Core closed (${closed.code}${closed.reason ? `: ${closed.reason}` : ''})`,
+  );
   return 'lost';
 }
 
 /** The socket did not open: Core is unreachable, or it refuses the node (then 401 here too). */
 async function whyNotConnected(
-  req: RunRequest,
   identity: RegisteredIdentity,
   client: CoreClient,
   error: unknown,
   signal: AbortSignal,
+  outage: OutageLog,
 ): Promise<SessionEnd> {
   try {
     await client.identity(identity.node_id, identity.credential);
     if (signal.aborted) return 'stopped';
-    req.log(
+    outage.why(
       `Core did not accept the connection (${(error as Error).message}); it still knows this node`,
     );
   } catch (identityError) {
     if (signal.aborted) return 'stopped'; // the request was ended by the stop: nothing to say
     if (identityError instanceof CoreError && identityError.code === 'node_credential_refused')
       return 'removed';
-    req.log(identityError instanceof Error ? identityError.message : String(identityError));
+    outage.why(identityError instanceof Error ? identityError.message : String(identityError));
   }
   return 'lost';
 }

@@ -9,10 +9,12 @@
 // A pinned origin (TRUST-01, core-pin.ts) is reached through a connector of its own that trusts
 // exactly the pinned key, directly or through the same proxy (pinned-connector.ts).
 import type { LookupFunction } from 'node:net';
-import { Agent, Dispatcher, ProxyAgent, buildConnector } from 'undici';
+import { Agent, Client, Dispatcher, Pool, ProxyAgent, buildConnector } from 'undici';
+import { settlingConnector } from './connect-failure.ts';
 import { STRICT_TLS, hostTls, type StrictTls } from './tls.ts';
 import { processPins, type CorePin } from './core-pin.ts';
 import {
+  TUNNEL_REFUSED,
   directStreams,
   pinnedConnector,
   tunnelStreams,
@@ -137,6 +139,7 @@ export class RoutingDispatcher extends Dispatcher {
         ...(route.credentials === undefined
           ? {}
           : { token: basicToken(route.credentials.username, route.credentials.password) }),
+        factory: settlingPools,
       });
       this.proxies.set(key, agent);
     }
@@ -194,6 +197,18 @@ export class RoutingDispatcher extends Dispatcher {
       ...(lookup === undefined ? {} : { lookup }),
     };
   }
+}
+
+/** undici's own pool factory, with the connector (ProxyAgent's tunnel) passed through
+ *  settlingConnector: a proxy that closes the tunnel fails the request (issue #27.1). */
+function settlingPools(origin: string | URL, options: object): Dispatcher {
+  const o = options as Pool.Options & { connect?: unknown };
+  const connect =
+    typeof o.connect === 'function'
+      ? settlingConnector(o.connect as buildConnector.connector, TUNNEL_REFUSED)
+      : o.connect;
+  const settled = { ...o, connect } as Pool.Options;
+  return o.connections === 1 ? new Client(origin, settled) : new Pool(origin, settled);
 }
 
 // RFC 7617; a user without a password is sent as `user:`, as curl does (undici sends nothing).

@@ -33,6 +33,7 @@ import {
 } from './download-errors.ts';
 import { noteReceived } from './download-memory.ts';
 import { StallWatch } from './download-stall.ts';
+import { untilAborted } from './linked-abort.ts';
 import { withRetry, type RetryPolicy } from './retry.ts';
 import { isLoopbackHost } from './url-policy.ts';
 import { isOacError } from '../errors.ts';
@@ -243,7 +244,7 @@ class Transfer {
     let url = this.url;
     for (let hop = 0; ; hop += 1) {
       setVia(viaText(this.o.dispatcher, url));
-      const response = await request(url, {
+      const pending = request(url, {
         method: 'GET',
         headers,
         dispatcher: this.o.dispatcher,
@@ -252,6 +253,8 @@ class Transfer {
         headersTimeout: this.windowMs * 2,
         bodyTimeout: this.windowMs * 2,
       });
+      // The watch ends it even while undici still waits for a connection (issue #27.1).
+      const response = await untilAborted(pending, watch.signal, (late) => late.body.destroy());
       if (!REDIRECTS.has(response.statusCode)) return { response, url };
       await response.body.dump().catch(() => undefined);
       const location = response.headers.location;

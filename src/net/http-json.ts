@@ -3,7 +3,7 @@
 // from "Core answered" (a status to map).
 import { request, type Dispatcher } from 'undici';
 import { sharedDispatcher } from './dispatcher.ts';
-import { linkedAbort } from './linked-abort.ts';
+import { linkedAbort, untilAborted } from './linked-abort.ts';
 import { isOacError } from '../errors.ts';
 
 const MAX_RESPONSE_BYTES = 1024 * 1024; // Core's JSON answers are a few KiB
@@ -59,7 +59,7 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
     timeoutMs,
   );
   try {
-    const response = await request(req.url, {
+    const pending = request(req.url, {
       method: req.method,
       headers,
       body: payload,
@@ -68,6 +68,8 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
       bodyTimeout: timeoutMs,
       signal: ended.signal,
     });
+    // The deadline holds even while undici still waits for a connection (issue #27.1).
+    const response = await untilAborted(pending, ended.signal, (late) => late.body.destroy());
     const text = await readBounded(response.body);
     return { status: response.statusCode, body: parseJson(text) };
   } catch (error) {
@@ -113,6 +115,7 @@ function parseJson(text: string): unknown {
 export function describeTransportError(error: unknown): string {
   if (!(error instanceof Error)) return 'request failed';
   const code = (error as { code?: unknown }).code;
+  if (code === 'OAC_CONNECT_FAILED') return error.message; // ours (connect-failure.ts)
   if (error.name === 'AbortError') return 'stopped';
   if (error.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timed out';
   if (code === 'UND_ERR_BODY_TIMEOUT') return 'timed out while reading the answer';

@@ -6,6 +6,7 @@ import { request, type Dispatcher } from 'undici';
 import { OacError, isOacError } from '../errors.ts';
 import { message } from '../messages.ts';
 import { defaultDispatcher, describeTransportError } from './http-json.ts';
+import { untilAborted } from './linked-abort.ts';
 import { parseServiceUrl } from './url-policy.ts';
 
 export const CHECKSUM_TIMEOUT_MS = 10_000;
@@ -50,15 +51,24 @@ export async function fetchInstallerSha256(
       cause,
     });
   let response: Dispatcher.ResponseData;
+  // A plain timer, not AbortSignal.timeout(): held by this frame, never collected unfired; and
+  // the deadline holds even while undici still waits for a connection (issue #27.1).
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException('timed out', 'TimeoutError')),
+    timeoutMs,
+  );
+  timer.unref(); // covers the body too; firing after the answer was read changes nothing
   try {
-    response = await request(url, {
+    const pending = request(url, {
       method: 'GET',
       headers: { accept: 'text/plain' },
       dispatcher: options.dispatcher ?? defaultDispatcher(),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: deadline.signal,
     });
+    response = await untilAborted(pending, deadline.signal, (late) => late.body.destroy());
   } catch (error) {
     if (isOacError(error)) throw error; // a pinned key not presented (TRUST-01)
     throw unreachable(describeTransportError(error), error);

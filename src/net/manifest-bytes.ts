@@ -2,10 +2,14 @@
 // bytes, whose SHA-256 the host's command names. Bounded in size and time; parsed with the
 // manifest's schema and checked to be of the release asked for.
 import { request, type Dispatcher } from 'undici';
+import { isOacError } from '../errors.ts';
 import { oacError } from '../messages.ts';
+import { describeTransportError } from './http-json.ts';
+import { untilAborted } from './linked-abort.ts';
 import { releaseManifestSchema, type ReleaseManifest } from './release-manifest.ts';
 
 const MANIFEST_MAX_BYTES = 1024 * 1024;
+const MANIFEST_DEADLINE_MS = 60_000;
 
 /** The manifest of `release` as the console serves it: its exact bytes, and parsed. */
 export async function manifestBytes(
@@ -14,11 +18,41 @@ export async function manifestBytes(
   dispatcher: Dispatcher,
 ): Promise<{ manifest: ReleaseManifest; bytes: Buffer }> {
   const url = new URL(`/node-files/${release}/manifest.json`, consoleUrl);
-  const response = await request(url, {
+  // Bounded whole, even while undici still waits for a connection (issue #27.1).
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException('timed out', 'TimeoutError')),
+    MANIFEST_DEADLINE_MS,
+  );
+  try {
+    return await readManifest(url, release, dispatcher, deadline.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readManifest(
+  url: URL,
+  release: string,
+  dispatcher: Dispatcher,
+  signal: AbortSignal,
+): Promise<{ manifest: ReleaseManifest; bytes: Buffer }> {
+  const pending = request(url, {
     dispatcher,
     headersTimeout: 30_000,
     bodyTimeout: 30_000,
+    signal,
   });
+  const response = await untilAborted(pending, signal, (late) => late.body.destroy()).catch(
+    (error: unknown) => {
+      if (isOacError(error)) throw error; // a pinned key not presented (TRUST-01)
+      throw oacError(
+        'core_unreachable',
+        { origin: url.origin, reason: describeTransportError(error) },
+        { cause: error },
+      );
+    },
+  );
   if (response.statusCode !== 200) {
     await response.body.dump();
     throw oacError('manifest_unavailable', {

@@ -13,6 +13,7 @@ import { connect as tlsConnect, type DetailedPeerCertificate, type TLSSocket } f
 import type { LookupFunction } from 'node:net';
 import { buildConnector, Client } from 'undici';
 import { oacError } from '../messages.ts';
+import { connectFailure } from './connect-failure.ts';
 import { pinnedCertificate, type CorePin } from './core-pin.ts';
 
 export interface Target {
@@ -33,6 +34,9 @@ export interface PinnedConnectorOptions {
   streams: StreamOpener;
   timeoutMs: number;
 }
+
+const CLOSED_EARLY = 'the connection closed before it was established';
+export const TUNNEL_REFUSED = 'the proxy closed the connection instead of opening a tunnel';
 
 export function pinnedConnector(o: PinnedConnectorOptions): buildConnector.connector {
   let anchor: Promise<string> | undefined;
@@ -56,7 +60,8 @@ export function pinnedConnector(o: PinnedConnectorOptions): buildConnector.conne
     const target = { hostname: opts.hostname, port: Number(opts.port) || 443 };
     connectOnce(target).then(
       (socket) => callback(null, socket),
-      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
+      // Never an error undici reconnects on at once (connect-failure.ts, issue #27.1).
+      (error: unknown) => callback(connectFailure(error, CLOSED_EARLY), null),
     );
   };
 }
@@ -179,7 +184,9 @@ export function tunnelStreams(
           ...(authorization === undefined ? {} : { 'proxy-authorization': authorization }),
         },
       });
-      const { socket, statusCode } = await tunnel;
+      const { socket, statusCode } = await tunnel.catch((error: unknown) => {
+        throw connectFailure(error, TUNNEL_REFUSED);
+      });
       if (statusCode !== 200) {
         socket.destroy();
         // The status in the text: a 407 reads as the proxy's refusal (download-errors.ts).

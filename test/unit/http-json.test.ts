@@ -5,6 +5,7 @@ import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { Dispatcher } from 'undici';
 import { NetworkError, sendJson } from '../../src/net/http-json.ts';
 
 let server: Server;
@@ -53,4 +54,39 @@ test('NODE-01 an already stopped signal sends nothing', async () => {
     sendJson({ method: 'GET', url: new URL('/ok', base), signal: run.signal }),
     (error: unknown) => error instanceof NetworkError && error.reason === 'stopped',
   );
+});
+
+/** A dispatcher that takes every request and never answers, never fails, never connects: what
+ *  undici's reconnect loop looked like from the request's side (issue #27.1). */
+class NeverSettles extends Dispatcher {
+  taken = 0;
+  override dispatch(): boolean {
+    this.taken += 1;
+    return true;
+  }
+}
+
+test('DL-04 OPS-02 the deadline ends a request even when the dispatcher never settles it', async () => {
+  const dispatcher = new NeverSettles();
+  await assert.rejects(
+    sendJson({ method: 'GET', url: new URL('/ok', base), dispatcher, timeoutMs: 200 }),
+    (error: unknown) => error instanceof NetworkError && error.reason === 'timed out',
+  );
+  assert.equal(dispatcher.taken, 1);
+});
+
+test('NODE-01 a stop ends a request even when the dispatcher never settles it', async () => {
+  const run = new AbortController();
+  const pending = sendJson({
+    method: 'GET',
+    url: new URL('/ok', base),
+    dispatcher: new NeverSettles(),
+    signal: run.signal,
+  });
+  setTimeout(() => run.abort(), 50);
+  await assert.rejects(
+    pending,
+    (error: unknown) => error instanceof NetworkError && error.reason === 'stopped',
+  );
+  assert.equal(getEventListeners(run.signal, 'abort').length, 0);
 });
