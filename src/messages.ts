@@ -252,6 +252,11 @@ export const MESSAGES = {
     message: '{file} changed after it was downloaded and verified',
     hint: 'Run the command again: it downloads that file again.',
   },
+  program_copy_mismatch: {
+    message:
+      'The copy of {source} has SHA-256 {actual}, not {expected}: it changed while it was copied, and nothing was installed',
+    hint: 'Run the command again with an installer that nothing else writes to (the one-line command keeps its own copy).',
+  },
   bundle_work_unsafe: {
     message: 'Cannot use the work directory {path}: {reason}',
     hint: 'Remove it if it is yours, or write the bundle into a directory only you can write (--out).',

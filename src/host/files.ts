@@ -171,15 +171,23 @@ export function readStream(path: string): Readable {
 /** Copies `from` to `to` atomically, with `mode`, whatever `to` was. */
 /** Copies in 1 MiB pieces (an 84 MiB program is never held whole in memory, issue #13) and
  *  returns the SHA-256 of the bytes written (the source may have changed since it was hashed). */
-export async function copyFileAtomic(from: string, to: string, mode: number): Promise<string> {
+export async function copyFileAtomic(
+  from: string,
+  to: string,
+  mode: number,
+  /** Issue #27.6: what the copy must hash to; anything else is removed before the rename. */
+  expected?: (actual: string) => void,
+): Promise<string> {
   const source = await open(from, 'r');
   try {
-    return await writeAtomicWith(to, mode, (target) =>
-      hashHandle(source, async (piece) => {
+    return await writeAtomicWith(to, mode, async (target) => {
+      const actual = await hashHandle(source, async (piece) => {
         for (let done = 0; done < piece.length;)
           done += (await target.write(piece, done, piece.length - done)).bytesWritten;
-      }),
-    );
+      });
+      expected?.(actual);
+      return actual;
+    });
   } finally {
     await source.close();
   }

@@ -2,6 +2,7 @@
 // and the proxy env file (0600, HOST-06), both in root-only directories. Compared by SHA-256,
 // owner and mode; written atomically with their final mode (SEC-02).
 import { copyFileAtomic } from '../../host/files.ts';
+import { oacError } from '../../messages.ts';
 import type { Driver } from '../driver.ts';
 import { fileSha256, rememberSha256 } from './file-digest.ts';
 
@@ -52,9 +53,12 @@ export const fileDriver: Driver<'file', FileActual> = {
     }
     // Atomic: a temp file renamed over whatever is there (a link is replaced, not followed).
     const path = host.path(r.path);
-    if (r.copyFrom !== undefined)
-      await rememberSha256(ctx, path, await copyFileAtomic(r.copyFrom, path, r.mode));
-    else if (r.content !== undefined) await host.writeFile(r.path, r.content, r.mode);
+    if (r.copyFrom !== undefined) {
+      // Issue #27.6: the copy is what the plan wants, or it is never renamed into place (the
+      // source could be swapped between its hash and the copy).
+      const copied = await copyFileAtomic(r.copyFrom, path, r.mode, wanted(r.copyFrom, r.sha256));
+      await rememberSha256(ctx, path, copied);
+    } else if (r.content !== undefined) await host.writeFile(r.path, r.content, r.mode);
     else throw new Error(`${r.path}: nothing to write`);
     const outcome =
       action.kind === 'create' ? 'created' : action.kind === 'update' ? 'updated' : 'replaced';
@@ -65,3 +69,12 @@ export const fileDriver: Driver<'file', FileActual> = {
     return { outcome: 'removed', detail: r.path };
   },
 };
+
+/** The check a copy must pass: its SHA-256 is the one the resource names. */
+function wanted(source: string, sha256: string | null | undefined): (actual: string) => void {
+  return (actual) => {
+    if (typeof sha256 !== 'string') throw new Error(`${source}: no SHA-256 to check its copy by`);
+    if (actual === sha256) return;
+    throw oacError('program_copy_mismatch', { source, actual, expected: sha256 });
+  };
+}
