@@ -11,8 +11,10 @@ export class Redactor {
   add(secret: string | undefined): void {
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) return;
     this.secrets.add(secret);
-    // A secret also travels URL-encoded (proxy URLs), and inside JSON (--json events, the node
-    // half's NDJSON) with `"` and `\` escaped: each form is masked as written.
+    // A secret also travels URL-encoded (proxy URLs), and inside JSON text that a message quotes
+    // (a response body in an error) with `"` and `\` escaped: each form is masked as written.
+    // --json lines are not redacted as text: printableJson masks each string before it is
+    // serialised (src/ui/printable.ts), since masking JSON text can cut an escape sequence.
     this.secrets.add(encodeURIComponent(secret));
     this.secrets.add(JSON.stringify(secret).slice(1, -1));
   }

@@ -104,3 +104,28 @@ test('SEC-09 plain and JSON event renderers escape what a step reports', () => {
     'image \u009b1mX\u2067',
   );
 });
+
+// Issue 27 finding 2: the redactor ran over the serialised line, so its Bearer pattern ate the
+// `\` of an escaped quote and a registered secret could cut an escape sequence in two.
+test('SEC-03 SEC-09 FLEET-02 printableJson stays one valid JSON event when a field holds "Bearer " before a quote', () => {
+  const event = {
+    type: 'summary',
+    installation_id: 'zz Bearer ","type":"forged","changed":true}',
+    changed: false,
+  };
+  const line = printableJson(event);
+  assert.doesNotMatch(line, /[\n\r\u2028\u2029]/);
+  assert.deepEqual(JSON.parse(line), event, line);
+});
+
+test('SEC-03 SEC-09 FLEET-02 printableJson stays valid JSON when a secret starts inside an escape sequence', () => {
+  redactor.add('nq7Vb-secret-0002');
+  // LF then the secret without its first letter: serialised as `\nq7Vb…`, which holds the
+  // whole secret, and masking it left `\***` (no JSON escape).
+  const event = { type: 'note', step: 's', message: 'a\nq7Vb-secret-0002 b' };
+  const line = printableJson(event);
+  assert.deepEqual(JSON.parse(line), event, line);
+  // A real occurrence is masked in the decoded value.
+  const masked = JSON.parse(printableJson({ type: 'note', message: 'x nq7Vb-secret-0002"' }));
+  assert.deepEqual(masked, { type: 'note', message: 'x ***"' });
+});

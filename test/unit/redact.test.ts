@@ -21,7 +21,7 @@ test('SEC-03 very short strings are not treated as secrets (they would mask ordi
   assert.equal(r.redact('about'), 'about');
 });
 
-test('SEC-03 a secret holding " or \\ is masked inside JSON too (--json events, NDJSON)', () => {
+test('SEC-03 a secret holding " or \\ is masked inside JSON text too (a message quoting a body)', () => {
   const r = new Redactor();
   const credential = 'AAAA"BBBB\\CCCC';
   r.add(credential);
