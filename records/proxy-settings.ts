@@ -1,14 +1,15 @@
 // The proxy settings an installed node reaches Core with (HOST-06): /etc/oac-node/<id>.env, the
-// six variables of the latest install, written by root (src/engine/unit-file.ts) in systemd's
-// EnvironmentFile format, which `ini` reads (a double-quoted value, `\"` and `\\` escaped).
+// six variables of the latest install, written by root and read here by the same module
+// (./env-file.ts), so that status and uninstall see exactly the variables systemd gives the
+// service; a file that module did not write is refused with one line, never half read.
 // Uninstall and status ask Core through them, as the service does, so a host that reaches Core
 // only through a proxy is not told that Core is gone. The caller's own proxy variables take
 // precedence: when any of the six is set, those are used as a whole (mixing the two sets would
 // let a saved lowercase name silently override the caller's uppercase one).
-import { parse } from 'ini';
 import type { Host } from '../src/host/host.ts';
 import type { Layout } from '../src/layout.ts';
 import { proxyEnvFrom, type ProxyEnv } from '../src/net/proxy-env.ts';
+import { parseEnvFile } from './env-file.ts';
 
 export async function proxyEnvForNode(
   host: Host,
@@ -22,12 +23,7 @@ export async function proxyEnvForNode(
 
 /** The saved six; none when the file is absent (the node was installed without a proxy). */
 export async function savedProxyEnv(host: Host, names: Layout): Promise<ProxyEnv> {
-  const text = await host.readFile(names.envFile);
-  if (text === undefined) return {};
-  const values: Record<string, unknown> = parse(text.toString('utf8'));
-  return proxyEnvFrom(
-    Object.fromEntries(
-      Object.entries(values).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])),
-    ),
-  );
+  const content = await host.readFile(names.envFile);
+  if (content === undefined) return {};
+  return parseEnvFile(content, names.envFile);
 }

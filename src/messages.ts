@@ -300,6 +300,11 @@ export const MESSAGES = {
       'The proxy variable {name} has an entry that is not a host name, address or host:port: {entry}',
     hint: 'Separate entries with commas: example.com,.internal,10.0.0.0/8,host:8080.',
   },
+  proxy_control_character: {
+    message:
+      'The proxy variable {name} holds a control character (a carriage return, a line break or another)',
+    hint: 'Set it again without one: a file with Windows line endings (CRLF), such as /etc/environment, leaves a carriage return at the end of every value.',
+  },
   // Downloads (DL-01…04; docs/downloads.md). `{via}` is ` (via proxy http://***@host:port)`
   // or empty; no message carries a URL credential or a proxy password (SEC-03).
   download_stalled: {
@@ -357,6 +362,10 @@ export const MESSAGES = {
   journal_damaged: {
     message: 'The record {path} is damaged or of an unknown format',
     hint: "Move it aside and run the command again: without a record, uninstall removes only what it can prove is this installation's.",
+  },
+  proxy_settings_damaged: {
+    message: 'The saved proxy settings {path} are damaged: {problem}',
+    hint: 'Set the proxy variables for this command (they take precedence over the saved ones), or move the file aside; the install command writes it anew.',
   },
   node_file_damaged: {
     message: "The node's file {path} is damaged: {problem}",

@@ -16,8 +16,9 @@ import {
   PROVIDER_GROUPS,
   type Layout,
 } from '../layout.ts';
+import { renderEnvFile } from '../../records/env-file.ts';
 import type { Resource, ServiceResource } from './resources.ts';
-import { renderEnvFile, renderUnit } from './unit-file.ts';
+import { renderUnit } from './unit-file.ts';
 
 export type Provider = 'docker' | 'microsandbox';
 

@@ -1,8 +1,8 @@
 // The node's systemd unit (HOST-03): root-owned, User=oac-node, restarts every 5 s while Core is
 // unreachable, stops for good on 78, proxy settings only through the root-only env file
-// (HOST-06), and the sandboxing the node can live with (SEC-08, ./unit-sandbox.ts). Pure: part of the desired state.
+// (HOST-06; its format: records/env-file.ts), and the sandboxing the node can live with (SEC-08,
+// ./unit-sandbox.ts). Pure: part of the desired state.
 import { NODE_HOME, NODE_USER, type Layout } from '../layout.ts';
-import { PROXY_VARIABLES } from '../net/proxy-env.ts';
 import { sandboxLines } from './unit-sandbox.ts';
 
 export interface UnitInput {
@@ -45,18 +45,4 @@ export function renderUnit({ layout, coreUrl, provider, checkpointRoot }: UnitIn
  *  the unit is ours (uninstall of a host whose journal is gone). */
 export function unitRunsProgram(text: string, layout: Layout): boolean {
   return text.includes(`\nExecStart=${layout.program} run `);
-}
-
-/** The env file: the six proxy variables of the latest run, nothing else (HOST-06). */
-export function renderEnvFile(proxyEnv: Record<string, string>): string | undefined {
-  const lines = PROXY_VARIABLES.filter((n) => proxyEnv[n] !== undefined).map(
-    (n) => `${n}=${quoteEnvValue(proxyEnv[n] ?? '')}`,
-  );
-  return lines.length === 0 ? undefined : `${lines.join('\n')}\n`;
-}
-
-// systemd's EnvironmentFile takes a double-quoted value literally except for backslash
-// escapes, so `"` and `\` are escaped and nothing else.
-function quoteEnvValue(value: string): string {
-  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }

@@ -76,8 +76,26 @@ function pick(env: ProxyEnv, lower: ProxyVariable, upper: ProxyVariable) {
   return undefined;
 }
 
+/** A C0 control character or DEL: never part of a proxy URL or a no_proxy entry. */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/**
+ * SEC-04, HOST-06: none of the six may hold a control character, not even one that another
+ * variable hides (lowercase wins) or that trimming would drop: the env file keeps every set
+ * variable, one per line (records/env-file.ts), and cannot write one holding a line end
+ * (a CRLF /etc/environment ends every value with a carriage return; issue #27 finding 4).
+ */
+function refuseControlCharacters(env: ProxyEnv): void {
+  for (const name of PROXY_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined && CONTROL_CHARACTER.test(value))
+      throw proxyError('proxy_control_character', { name });
+  }
+}
+
 /** Parses the variables once; a bad value throws one OacError naming the variable. */
 export function parseProxyEnv(env: ProxyEnv): ProxySettings {
+  refuseControlCharacters(env);
   const settings: ProxySettings = { noProxy: [] };
   const http = pick(env, 'http_proxy', 'HTTP_PROXY');
   const https = pick(env, 'https_proxy', 'HTTPS_PROXY');

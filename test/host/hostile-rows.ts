@@ -584,6 +584,7 @@ const envRows: Row[] = [
   ],
   ['NO_PROXY with a space', 'NO_PROXY=a b,c', /NO_PROXY/],
   ['an escape sequence in a proxy', `HTTPS_PROXY=http://127.0.0.1:3128${ESC}`, /HTTPS_PROXY/],
+  ['a carriage return in a proxy', 'HTTPS_PROXY=http://127.0.0.1:3128\r', /HTTPS_PROXY/],
 ].map(([name, text, expect]) => ({
   req: 'SEC-04',
   kind: 'env file' as const,
@@ -605,6 +606,16 @@ const environmentRows: Row[] = [
   ],
   ['no_proxy with a bidi override', { no_proxy: `a${BIDI}` }, /no_proxy/],
   ['ALL_PROXY with an escape sequence', { HTTP_PROXY: `http://h${ESC}:1` }, /HTTP_PROXY/],
+  [
+    'https_proxy ending in a carriage return (a CRLF /etc/environment)',
+    { https_proxy: 'http://127.0.0.1:3128\r' },
+    /https_proxy/,
+  ],
+  [
+    'a carriage return in HTTP_PROXY, which http_proxy hides',
+    { http_proxy: 'http://127.0.0.1:3128', HTTP_PROXY: 'http://127.0.0.1:3128/\rno_proxy=*' },
+    /HTTP_PROXY/,
+  ],
 ].map(([name, env, expect]) => ({
   req: 'SEC-04',
   kind: 'environment' as const,

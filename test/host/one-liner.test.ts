@@ -572,10 +572,17 @@ describe('SEC-07 the installer starts with an allowlisted environment', () => {
     });
   }
 
-  test('SEC-07 a value holding a line break is not passed; an unexported variable is not either', async () => {
+  test('SEC-07 a value holding a line break or a carriage return is not passed; an unexported variable is not either', async () => {
     const home = await scratchHome();
     const line = `LC_COLLATE=C; ${installLine(token())}`; // set in the shell, not exported
-    const r = await run('/bin/dash', line, home, { LC_PAPER: 'two\nlines', TERM: 'dumb' });
+    const r = await run('/bin/dash', line, home, {
+      LC_PAPER: 'two\nlines',
+      TERM: 'dumb',
+      // A CRLF /etc/environment (issue #27 finding 4); the console is loopback, so curl goes
+      // direct whatever these say.
+      https_proxy: 'http://127.0.0.1:9/\r',
+      NO_PROXY: 'localhost\r',
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(fake(r.stdout).environ, {
       PATH: SAFE_PATH,
