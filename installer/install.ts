@@ -2,6 +2,7 @@
 // with the host, then wait for Core's "connected and ready" (DESIGN.md "Shape"). One installer
 // at a time per host (SEC-05). A rerun of a registered node needs no token and changes nothing
 // that already matches (RERUN-01); --dry-run prints the diffs and changes nothing (DECL-03).
+import { envFileKey, newEnvFileKey } from '../records/env-file.ts';
 import { Journal } from '../records/journal.ts';
 import { desired } from '../src/engine/desired.ts';
 import type { Emit, EngineEvent } from '../src/engine/events.ts';
@@ -195,6 +196,13 @@ async function authFor(ctx: InstallContext): Promise<CoreAuth> {
   return { kind: 'token', token: ctx.token };
 }
 
+/** The env file's digest key: the file's own, so a rerun rewrites nothing; a new one when there
+ *  is no file or it carries none (issue #27 finding 5). Read without following a link. */
+async function envKeyOf(host: Host, names: Layout): Promise<string> {
+  const there = await host.readNoFollow(names.envFile).catch(() => undefined);
+  return (there === undefined ? undefined : envFileKey(there)) ?? newEnvFileKey();
+}
+
 /** The desired state from what preflight learned, reconciled with the host: first what the
  *  journal records but is no longer wanted (a node that never registered, now for a Core of
  *  another provider) is removed, as uninstall would; then every wanted resource, in order. */
@@ -210,6 +218,7 @@ async function reconcileInstallation(ctx: InstallContext, req: InstallRequest): 
     corePin: req.corePin ?? null,
     checkpointRoot: req.checkpointRoot,
     proxyEnv: req.proxyEnv,
+    envKey: await envKeyOf(host, names),
     // The running installer: hashed only when its stamp changed since a run hashed it.
     program: { source: process.execPath, sha256: await selfSha256(journal) },
   });

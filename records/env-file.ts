@@ -13,6 +13,13 @@
 // value it cannot write so that every reader agrees: a C0 control character or DEL (CR, LF and
 // NUL among them) or a lone surrogate (not UTF-8). The reader takes that grammar and nothing
 // else: anything another hand wrote is refused with one line, never half read.
+//
+// Issue #27 finding 5: the file holds proxy credentials, so no plain digest of it is printed or
+// recorded (a weak password could be guessed offline from a pasted `status` or a journal). Its
+// first line, a comment that systemd skips, holds a random key of its own; the journal records
+// the file's HMAC-SHA-256 under that key (envFileDigest), which tells a changed file without
+// telling anything to whoever lacks the key, and the key lives only where the password does.
+import { createHmac, randomBytes } from 'node:crypto';
 import { OacError } from '../src/errors.ts';
 import { oacError } from '../src/messages.ts';
 import {
@@ -24,16 +31,45 @@ import {
 
 // A lone surrogate (in `u` mode a pair is one code point and does not match): not UTF-8.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const KEY_LINE = /^# oac-node digest key: ([0-9a-f]{64})$/;
+/** The prefix of a keyed digest, so that it is never taken for a plain SHA-256. */
+export const KEYED_DIGEST = 'hmac-sha256:';
 // One line as renderEnvFile writes it: a name, `="`, escaped text without control characters.
 const LINE = /^([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\\u0000-\u001f\u007f]|\\["\\])*)"$/u;
 
 /** The env file: the six proxy variables of the latest run, nothing else; undefined when none
  *  is set (no file). A value no reader could take back exactly throws one line naming it. */
-export function renderEnvFile(proxyEnv: Record<string, string>): string | undefined {
+export function renderEnvFile(
+  proxyEnv: Record<string, string>,
+  /** The file's digest key (envFileKey of the file there, or newEnvFileKey()). */
+  key: string,
+): string | undefined {
   const lines = PROXY_VARIABLES.filter((n) => proxyEnv[n] !== undefined).map(
     (n) => `${n}=${quoteEnvValue(n, proxyEnv[n] ?? '')}`,
   );
-  return lines.length === 0 ? undefined : `${lines.join('\n')}\n`;
+  if (lines.length === 0) return undefined;
+  if (!/^[0-9a-f]{64}$/.test(key)) throw new Error('an env file key is 64 hex digits');
+  return `# oac-node digest key: ${key}\n${lines.join('\n')}\n`;
+}
+
+/** A key for a new env file (its first line; see the top of this file). */
+export function newEnvFileKey(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** The key an env file carries, if its first line holds one. */
+export function envFileKey(content: Uint8Array | string): string | undefined {
+  const text = typeof content === 'string' ? content : Buffer.from(content).toString('latin1');
+  return KEY_LINE.exec(text.slice(0, text.indexOf('\n')))?.[1];
+}
+
+/** What the journal records and status compares: `hmac-sha256:<hex>` of the whole file under
+ *  its own key; a file without a key has none (it differs from every recorded digest). */
+export function envFileDigest(content: Uint8Array | string): string | undefined {
+  const key = envFileKey(content);
+  if (key === undefined) return undefined;
+  const hmac = createHmac('sha256', Buffer.from(key, 'hex')).update(content);
+  return `${KEYED_DIGEST}${hmac.digest('hex')}`;
 }
 
 function quoteEnvValue(name: ProxyVariable, value: string): string {
@@ -65,6 +101,7 @@ export function parseEnvFile(content: Uint8Array | string, path: string): ProxyE
     .slice(0, -1)
     .split('\n')
     .forEach((line, index) => {
+      if (index === 0 && KEY_LINE.test(line)) return; // the digest key, for the record only
       const match = LINE.exec(line);
       if (match === null) throw damaged(`line ${index + 1} is not NAME="value"`);
       const name = match[1] as ProxyVariable;

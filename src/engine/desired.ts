@@ -16,7 +16,7 @@ import {
   PROVIDER_GROUPS,
   type Layout,
 } from '../layout.ts';
-import { renderEnvFile } from '../../records/env-file.ts';
+import { envFileDigest, renderEnvFile } from '../../records/env-file.ts';
 import type { Resource, ServiceResource } from './resources.ts';
 import { renderUnit } from './unit-file.ts';
 
@@ -40,6 +40,8 @@ export interface DesiredInputs {
   checkpointRoot?: string;
   /** The six proxy variables of this run (HOST-06). */
   proxyEnv: Record<string, string>;
+  /** The env file's digest key: the one of the file there, or a new one (records/env-file.ts). */
+  envKey: string;
   /** The executable to install as the node program, and its SHA-256. */
   program: { source: string; sha256: string };
 }
@@ -134,6 +136,7 @@ export function resourceShape(layout: Layout, shape: Shape): Resource[] {
       title: 'Proxy settings',
       path: layout.envFile,
       mode: 0o600,
+      secret: true,
     },
     {
       kind: 'unit',
@@ -164,10 +167,11 @@ export function desired(inputs: DesiredInputs): Resource[] {
     provider: inputs.provider,
     checkpointRoot: inputs.checkpointRoot,
   });
-  const env = renderEnvFile(inputs.proxyEnv);
+  const env = renderEnvFile(inputs.proxyEnv, inputs.envKey);
   const digests = {
     unit: sha256(unit),
-    env: env === undefined ? null : sha256(env),
+    // Keyed: the file holds proxy credentials (issue #27 finding 5).
+    env: env === undefined ? null : (envFileDigest(env) ?? null),
     program: inputs.program.sha256,
   };
   return resourceShape(layout, { provider: inputs.provider, groups: [inputs.group] }).map((r) => {

@@ -53,6 +53,9 @@ export interface FileResource extends Base {
   /** Install only (never recorded): the content to write, or the file to copy it from. */
   content?: string;
   copyFrom?: string;
+  /** Its content holds a secret (the proxy env file): `sha256` is then the file's keyed digest
+   *  (records/env-file.ts), never a plain one, and no digest of it is cached or printed. */
+  secret?: true;
 }
 
 export interface UnitResource extends Base {

@@ -40,6 +40,7 @@ function envFileOf(proxyEnv: Record<string, string>): string | undefined {
     coreUrl: CORE,
     corePin: null,
     proxyEnv,
+    envKey: '0'.repeat(64),
     program: { source: '/nonexistent', sha256: 'a'.repeat(64) },
   }).find((r) => r.key === 'proxy-settings');
   return file?.kind === 'file' ? file.content : undefined;

@@ -24,6 +24,9 @@ import { makeScratchRoot, treeDiff, treeOf } from '../helpers/scratch-root.ts';
 const ID = parseInstallationId('inst-1');
 const CORE = 'http://127.0.0.1:9';
 const names = layout(ID);
+// The env file's digest key (issue #27 finding 5): fixed here, as the file's own key on a rerun.
+const ENV_KEY = 'e0'.repeat(32);
+const KEY_LINE = `# oac-node digest key: ${ENV_KEY}`;
 // useradd and gpasswd keep backups (`passwd-`) and a lock file; they are no resource of ours.
 // The installer's lock (SEC-06) stays in /run/oac-node, on tmpfs until reboot, like dpkg's lock:
 // unlinking a flock file lets a third process lock a new file beside a waiter. The golden test
@@ -51,6 +54,7 @@ function rootHalf(proxyEnv: Record<string, string> = {}) {
     coreUrl: CORE,
     corePin: null,
     proxyEnv,
+    envKey: ENV_KEY,
     program: { source: program, sha256: sha256(readFileSync(program)) },
   }).filter((r) => r.phase !== 'prepare');
 }
@@ -236,7 +240,10 @@ test('HOST-06 proxy settings: written 0600, replaced by other settings, removed 
   const first = await runRoot({ http_proxy: 'http://user:pw@proxy.test:3128' });
   assert.equal(first.outcomes['proxy-settings'], 'created');
   assert.equal(statSync(envFile).mode & 0o777, 0o600);
-  assert.equal(readFileSync(envFile, 'utf8'), 'http_proxy="http://user:pw@proxy.test:3128"\n');
+  assert.equal(
+    readFileSync(envFile, 'utf8'),
+    `${KEY_LINE}\nhttp_proxy="http://user:pw@proxy.test:3128"\n`,
+  );
   assert.doesNotMatch(
     readFileSync(join(root, names.unitPath), 'utf8'),
     /proxy\.test/,
@@ -249,7 +256,7 @@ test('HOST-06 proxy settings: written 0600, replaced by other settings, removed 
   );
   const second = await runRoot({ http_proxy: 'http://other.test:8080' });
   assert.equal(second.outcomes['proxy-settings'], 'replaced');
-  assert.equal(readFileSync(envFile, 'utf8'), 'http_proxy="http://other.test:8080"\n');
+  assert.equal(readFileSync(envFile, 'utf8'), `${KEY_LINE}\nhttp_proxy="http://other.test:8080"\n`);
   const third = await runRoot();
   assert.equal(third.outcomes['proxy-settings'], 'removed');
   assert.equal(existsSync(envFile), false);
@@ -273,6 +280,37 @@ test('HOST-05 DECL-02 intent is recorded before the change: a run that dies afte
     'owned',
     'not mistaken for an adopted account',
   );
+});
+
+test('HOST-06 SEC-03 the env file holds a proxy password: no plain SHA-256 of it in the journal or in status; a hand edit is drift all the same (issue #27.5)', async () => {
+  const proxy = { https_proxy: 'http://alice:Winter2024@proxy.corp:3128' };
+  await runRoot(proxy);
+  const envFile = join(root, names.envFile);
+  const plain = (text: string | Buffer) => sha256(text);
+  // What a guess of the password gives offline: the file's digest, with or without its key line.
+  const guesses = [plain(readFileSync(envFile)), plain(`https_proxy="${proxy.https_proxy}"\n`)];
+  const journal = readFileSync(join(root, names.journal), 'utf8');
+  for (const guess of guesses) assert.ok(!journal.includes(guess), 'no plain digest recorded');
+  assert.match(journal, /"sha256": "hmac-sha256:[0-9a-f]{64}"/);
+  const host = new Host(root);
+  const clean = await nodeStatus(host, ID);
+  assert.equal(clean?.resources.find((r) => r.key === 'proxy-settings')?.state, 'present');
+  // A rerun reads the key from the file: nothing to change (the service is not restarted).
+  const again = await runRoot(proxy);
+  assert.equal(again.outcomes['proxy-settings'], 'unchanged');
+
+  writeFileSync(envFile, readFileSync(envFile, 'utf8').replace('Winter2024', 'Summer2025'));
+  const edited = await nodeStatus(host, ID);
+  const row = edited?.resources.find((r) => r.key === 'proxy-settings');
+  assert.equal(row?.state, 'drifted');
+  const shown = JSON.stringify(edited);
+  assert.doesNotMatch(shown, /[0-9a-f]{64}/, 'no digest of the file in status');
+  assert.match(row?.detail ?? '', /its content changed/);
+  for (const guess of [...guesses, plain(readFileSync(envFile))]) assert.ok(!shown.includes(guess));
+  // Without its key line the file is drift too (nothing to key it by).
+  writeFileSync(envFile, `https_proxy="${proxy.https_proxy}"\n`);
+  const unkeyed = await nodeStatus(host, ID);
+  assert.equal(unkeyed?.resources.find((r) => r.key === 'proxy-settings')?.state, 'drifted');
 });
 
 test('DECL-01 status diffs the recorded state with the same drivers: a membership through the primary group is no drift; a hand-edited unit, a removed membership and a swapped program are', async () => {

@@ -15,6 +15,7 @@ const inputs: DesiredInputs = {
   coreUrl: 'https://core.example',
   corePin: null,
   proxyEnv: {},
+  envKey: '0'.repeat(64),
   program: { source: '/tmp/oac-node', sha256: 'a'.repeat(64) },
 };
 
@@ -61,9 +62,35 @@ test('HOST-06 no proxy: the env file is wanted absent; a proxy: its content and 
     (r) => r.key === 'proxy-settings',
   );
   assert.ok(some?.kind === 'file');
-  assert.equal(some.content, 'https_proxy="http://p.test:3128"\n');
-  assert.match(some.sha256 ?? '', /^[0-9a-f]{64}$/);
+  assert.equal(
+    some.content,
+    `# oac-node digest key: ${'0'.repeat(64)}\nhttps_proxy="http://p.test:3128"\n`,
+  );
+  assert.match(some.sha256 ?? '', /^hmac-sha256:[0-9a-f]{64}$/);
   assert.equal(some.mode, 0o600);
+  assert.equal(some.secret, true);
+});
+
+test('HOST-06 SEC-03 the env file is recorded by a keyed digest: no plain SHA-256 of it, another key another digest (issue #27.5)', () => {
+  const envOf = (envKey: string) =>
+    desired({
+      ...inputs,
+      envKey,
+      proxyEnv: { https_proxy: 'http://alice:Winter2024@p.test:3128' },
+    }).find((r) => r.key === 'proxy-settings');
+  const a = envOf('1'.repeat(64));
+  const b = envOf('2'.repeat(64));
+  assert.ok(a?.kind === 'file' && b?.kind === 'file');
+  const plain = (text: string) => createHash('sha256').update(text).digest('hex');
+  // What an attacker with a pasted status or journal could compute from a guessed password:
+  const guesses = ['https_proxy="http://alice:Winter2024@p.test:3128"\n', a.content ?? ''].map(
+    plain,
+  );
+  for (const digest of [a.sha256, b.sha256]) {
+    assert.match(digest ?? '', /^hmac-sha256:/);
+    for (const guess of guesses) assert.ok(!(digest ?? '').includes(guess), 'no plain digest');
+  }
+  assert.notEqual(a.sha256, b.sha256);
 });
 
 test("HOST-03 the unit runs this installation's program as oac-node, restarts every 5 s, stops for good on 78", () => {

@@ -25,6 +25,7 @@ const list = desired({
   coreUrl: 'https://core.example',
   corePin: null,
   proxyEnv: { http_proxy: 'http://p.test:3128' },
+  envKey: '0'.repeat(64),
   program: { source: '/tmp/oac-node', sha256: 'a'.repeat(64) },
 });
 function pick<K extends Kind>(kind: K, key?: string): ResourceOf<K> {

@@ -13,10 +13,11 @@ import { PROXY_VARIABLES, parseProxyEnv, type ProxyEnv } from '../../src/net/pro
 
 const PATH = '/etc/oac-node/inst-1.env';
 const SECRET = 'hunter2-proxy-secret';
+const KEY = 'c0'.repeat(32);
 
 /** The file the writer wrote, read back by the reader. */
 const roundTrip = (env: Record<string, string>) => {
-  const text = renderEnvFile(env);
+  const text = renderEnvFile(env, KEY);
   assert.ok(text !== undefined);
   return parseEnvFile(Buffer.from(text, 'utf8'), PATH);
 };
@@ -84,14 +85,14 @@ test('HOST-06 every value the writer accepts reads back exactly, under each of t
   assert.deepEqual(roundTrip({ https_proxy: 'http://p:1', PATH: '/x', ALL_PROXY: 'http://q:2' }), {
     https_proxy: 'http://p:1',
   });
-  assert.equal(renderEnvFile({}), undefined);
+  assert.equal(renderEnvFile({}, KEY), undefined);
 });
 
 test('HOST-06 a value with CR, LF, NUL or another control character is not written: one line names the variable', () => {
   // The issue's example: read by a reader that splits lines on CR as well (ini, systemd outside
   // quotes), `https_proxy="http://proxy:3128/\rno_proxy=*"` would be two variables.
   assert.throws(
-    () => renderEnvFile({ https_proxy: 'http://proxy:3128/\rno_proxy=*' }),
+    () => renderEnvFile({ https_proxy: 'http://proxy:3128/\rno_proxy=*' }, KEY),
     refusedWith('proxy_control_character', 'https_proxy'),
   );
   const controls = [
@@ -102,13 +103,14 @@ test('HOST-06 a value with CR, LF, NUL or another control character is not writt
   for (const name of PROXY_VARIABLES)
     for (const c of controls)
       assert.throws(
-        () => renderEnvFile({ http_proxy: 'http://ok:1', [name]: `http://u:${SECRET}@p:1/${c}` }),
+        () =>
+          renderEnvFile({ http_proxy: 'http://ok:1', [name]: `http://u:${SECRET}@p:1/${c}` }, KEY),
         refusedWith('proxy_control_character', name),
         `${name} with U+${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
       );
   // Not UTF-8 (a lone surrogate) cannot be written as what it is either.
   assert.throws(
-    () => renderEnvFile({ NO_PROXY: `a\ud800b${SECRET}` }),
+    () => renderEnvFile({ NO_PROXY: `a\ud800b${SECRET}` }, KEY),
     refusedWith('proxy_control_character', 'NO_PROXY'),
   );
 });

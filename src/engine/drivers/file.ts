@@ -3,8 +3,11 @@
 // owner and mode; written atomically with their final mode (SEC-02).
 import { copyFileAtomic } from '../../host/files.ts';
 import { oacError } from '../../messages.ts';
-import type { Driver } from '../driver.ts';
+import type { Driver, DriverContext } from '../driver.ts';
+import type { FileResource } from '../resources.ts';
 import { fileSha256, rememberSha256 } from './file-digest.ts';
+import { envFileDigest, KEYED_DIGEST } from '../../../records/env-file.ts';
+import { sha256 } from '../desired.ts';
 
 export interface FileActual {
   exists: boolean;
@@ -19,7 +22,11 @@ export const fileDriver: Driver<'file', FileActual> = {
     const found = await ctx.host.lstat(r.path);
     if (found === undefined) return { exists: false };
     const regular = found.isFile();
-    const sha256 = regular ? await fileSha256(ctx, ctx.host.path(r.path)) : undefined;
+    const sha256 = !regular
+      ? undefined
+      : r.secret === true
+        ? await secretDigest(ctx, r)
+        : await fileSha256(ctx, ctx.host.path(r.path));
     return { exists: true, regular, sha256, mode: found.mode & 0o7777, uid: found.uid };
   },
   exists: (a) => a.exists,
@@ -35,7 +42,11 @@ export const fileDriver: Driver<'file', FileActual> = {
       return {
         kind: 'replace',
         detail: `replace ${r.path} (its content differs)`,
-        why: `its SHA-256 is ${a.sha256 ?? 'unknown'}, not the installed ${r.sha256}`,
+        // A secret's file is said to have changed, with no digest (issue #27 finding 5).
+        why:
+          r.secret === true
+            ? 'its content changed'
+            : `its SHA-256 is ${a.sha256 ?? 'unknown'}, not the installed ${r.sha256}`,
       };
     if (a.uid !== 0 || a.mode !== r.mode)
       return {
@@ -77,4 +88,14 @@ function wanted(source: string, sha256: string | null | undefined): (actual: str
     if (actual === sha256) return;
     throw oacError('program_copy_mismatch', { source, actual, expected: sha256 });
   };
+}
+
+/** A secret's file compared in the form its record holds: its keyed digest, or (a record from
+ *  before keyed digests) its plain SHA-256, computed here to compare and never kept or shown.
+ *  Read afresh each time: never through the digest cache, which would record a plain one. */
+async function secretDigest(ctx: DriverContext, r: FileResource): Promise<string | undefined> {
+  const content = await ctx.host.readNoFollow(r.path);
+  if (content === undefined) return undefined;
+  const legacy = typeof r.sha256 === 'string' && !r.sha256.startsWith(KEYED_DIGEST);
+  return legacy ? sha256(content) : envFileDigest(content);
 }
