@@ -2,7 +2,7 @@
 // with the host, then wait for Core's "connected and ready" (DESIGN.md "Shape"). One installer
 // at a time per host (SEC-05). A rerun of a registered node needs no token and changes nothing
 // that already matches (RERUN-01); --dry-run prints the diffs and changes nothing (DECL-03).
-import { envFileKey, newEnvFileKey } from '../records/env-file.ts';
+import { envFileKey, newEnvFileKey, readEnvFile } from '../records/env-file.ts';
 import { Journal } from '../records/journal.ts';
 import { desired } from '../src/engine/desired.ts';
 import type { Emit, EngineEvent } from '../src/engine/events.ts';
@@ -197,9 +197,9 @@ async function authFor(ctx: InstallContext): Promise<CoreAuth> {
 }
 
 /** The env file's digest key: the file's own, so a rerun rewrites nothing; a new one when there
- *  is no file or it carries none (issue #27 finding 5). Read without following a link. */
+ *  is no file, it carries none, or it is no regular file of ours (issue #27 finding 5). */
 async function envKeyOf(host: Host, names: Layout): Promise<string> {
-  const there = await host.readNoFollow(names.envFile).catch(() => undefined);
+  const there = await readEnvFile(host, names.envFile).catch(() => undefined);
   return (there === undefined ? undefined : envFileKey(there)) ?? newEnvFileKey();
 }
 

@@ -304,13 +304,13 @@ export function renderUninstallCommand(input: UninstallCommandInput): string {
 // set first, so an operator's own IFS cannot split a name (this runs in the pipe's subshell).
 // printf is a builtin, so no value (a proxy password) is ever a process argument, nor in
 // sudo's log. A value holding a line break would break the framing and is not passed (no
-// locale, terminal or proxy value holds one). `$(printf '\nx')` is a newline in one line.
-// Nor is a value holding a carriage return (a CRLF /etc/environment ends every value with
-// one): the installer would refuse it (issue #27 finding 4: the env file it writes must read
-// back the same), and a locale or terminal name with one is no name either.
+// locale, terminal or proxy value holds one). `$(printf '\nx')` is a newline in one line. A
+// carriage return (a CRLF /etc/environment ends every value with one) breaks no framing and is
+// passed: the installer refuses it in a proxy variable with one line naming the variable and
+// the CRLF file (issue #27 finding 4), where dropping it would send the install direct unsaid.
 export const ENV_LINES =
-  `IFS=' '; nl=$(printf '\\nx'); nl=\${nl%x}; cr=$(printf '\\r'); for n in ${PASSED_NAMES.map((n) => `\${${n}+${n}}`).join(' ')}; do ` +
-  `v=$(printenv "$n") && case $v in *"$nl"*|*"$cr"*) ;; *) printf '%s=%s\\n' "$n" "$v";; esac; done; echo`;
+  `IFS=' '; nl=$(printf '\\nx'); nl=\${nl%x}; for n in ${PASSED_NAMES.map((n) => `\${${n}+${n}}`).join(' ')}; do ` +
+  `v=$(printenv "$n") && case $v in *"$nl"*) ;; *) printf '%s=%s\\n' "$n" "$v";; esac; done; echo`;
 
 // SEC-07, on the far side of sudo: the program sudo executes is `env -i`, so nothing of sudo's,
 // PAM's or the operator's environment passes (a policy with !env_reset or env_keep, pam_env);

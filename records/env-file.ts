@@ -20,6 +20,7 @@
 // the file's HMAC-SHA-256 under that key (envFileDigest), which tells a changed file without
 // telling anything to whoever lacks the key, and the key lives only where the password does.
 import { createHmac, randomBytes } from 'node:crypto';
+import type { Host } from '../src/host/host.ts';
 import { OacError } from '../src/errors.ts';
 import { oacError } from '../src/messages.ts';
 import {
@@ -111,4 +112,24 @@ export function parseEnvFile(content: Uint8Array | string, path: string): ProxyE
       env[name] = (match[2] ?? '').replace(/\\(["\\])/g, '$1');
     });
   return env;
+}
+
+/** Six proxy URLs and a key line fit in far less; anything larger is no file of ours. */
+const MAX_ENV_FILE_BYTES = 64 * 1024;
+
+/**
+ * The env file's bytes, or undefined when there is none. Opened without following a link and
+ * without blocking (a FIFO in its place would hang every command that reads it), and read only
+ * if it is a regular file of at most 64 KiB; anything else is `proxy_settings_damaged`.
+ */
+export async function readEnvFile(host: Host, path: string): Promise<Buffer | undefined> {
+  const found = await host.readSmallFile(path, MAX_ENV_FILE_BYTES);
+  if (found.kind === 'file') return found.bytes;
+  if (found.kind === 'absent') return undefined;
+  const problem = {
+    link: 'it is a symbolic link',
+    'not-regular': 'it is not a regular file',
+    'too-large': 'it is over 64 KiB',
+  }[found.kind];
+  throw oacError('proxy_settings_damaged', { path, problem });
 }

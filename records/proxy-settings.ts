@@ -9,7 +9,7 @@
 import type { Host } from '../src/host/host.ts';
 import type { Layout } from '../src/layout.ts';
 import { proxyEnvFrom, type ProxyEnv } from '../src/net/proxy-env.ts';
-import { parseEnvFile } from './env-file.ts';
+import { parseEnvFile, readEnvFile } from './env-file.ts';
 
 export async function proxyEnvForNode(
   host: Host,
@@ -23,7 +23,7 @@ export async function proxyEnvForNode(
 
 /** The saved six; none when the file is absent (the node was installed without a proxy). */
 export async function savedProxyEnv(host: Host, names: Layout): Promise<ProxyEnv> {
-  const content = await host.readFile(names.envFile);
+  const content = await readEnvFile(host, names.envFile);
   if (content === undefined) return {};
   return parseEnvFile(content, names.envFile);
 }

@@ -9,7 +9,7 @@ import { sharedDispatcher } from '../net/dispatcher.ts';
 import { CoreError } from '../net/core-errors.ts';
 import { openNodeSocket, type NodeSocket } from '../net/node-socket.ts';
 import { backoffDelay } from '../net/retry.ts';
-import { OutageLog } from './outage-log.ts';
+import { OutageLog, STABLE_MS } from './outage-log.ts';
 import { redactor } from '../ui/redact.ts';
 import { PROGRAM, VERSION } from '../version.ts';
 import { isRegistered, loadIdentity, type RegisteredIdentity } from './identity-store.ts';
@@ -110,11 +110,15 @@ async function sessions(
 ): Promise<number> {
   const outage = new OutageLog(req.log);
   for (let failures = 0; !signal.aborted;) {
-    const onConnected = () => {
+    let connectedAt: number | undefined;
+    const onConnected = () => (connectedAt = performance.now());
+    const end = await session(req, identity, rollout, client, signal, onConnected, outage);
+    // Only a connection that lasted resets the backoff and the outage's log: one that Core or
+    // a proxy closes at once would otherwise reconnect (and log) every second (issue #27.1).
+    if (connectedAt !== undefined && performance.now() - connectedAt >= STABLE_MS) {
       failures = 0;
       outage.over();
-    };
-    const end = await session(req, identity, rollout, client, signal, onConnected, outage);
+    }
     if (end === 'removed') {
       req.log(
         `${message('node_credential_refused')}: exiting ${EXIT.removed} so that the service is not restarted`,
@@ -167,7 +171,7 @@ async function session(
   else signal.addEventListener('abort', onAbort, { once: true });
   try {
     onConnected();
-    req.log(`Connected to Core at ${identity.core_url} as node ${identity.node_id}`);
+    outage.connected(`Connected to Core at ${identity.core_url} as node ${identity.node_id}`);
     const heartbeat = () => heartbeatSeconds;
     return await connected(req, identity, rollout, socket, signal, heartbeat, outage);
   } finally {

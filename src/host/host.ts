@@ -173,6 +173,30 @@ export class Host {
     }
   }
 
+  /**
+   * A small regular file, opened without following a link and without blocking (a FIFO in its
+   * place would hang the reader), read only if it is a regular file of at most `maxBytes`.
+   */
+  async readSmallFile(hostPath: string, maxBytes: number): Promise<SmallFile> {
+    const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    let handle;
+    try {
+      handle = await open(this.path(hostPath), flags);
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return { kind: 'absent' };
+      if (isCode(error, 'ELOOP')) return { kind: 'link' };
+      throw error;
+    }
+    try {
+      const found = await handle.stat();
+      if (!found.isFile()) return { kind: 'not-regular' };
+      if (found.size > maxBytes) return { kind: 'too-large' };
+      return { kind: 'file', bytes: await handle.readFile() };
+    } finally {
+      await handle.close();
+    }
+  }
+
   /** Reads a file without following a symlink at its last component (SEC-02). */
   async readNoFollow(hostPath: string): Promise<Buffer | undefined> {
     let handle;
@@ -189,3 +213,6 @@ export class Host {
     }
   }
 }
+
+export type SmallFile =
+  { kind: 'file'; bytes: Buffer } | { kind: 'absent' | 'link' | 'not-regular' | 'too-large' };

@@ -34,7 +34,7 @@ export function settlingConnector(
 ): buildConnector.connector {
   return (options, callback) =>
     connect(options, (error, socket) => {
-      if (error === null) callback(null, socket);
+      if (error === null || error === undefined) callback(null, socket);
       else callback(connectFailure(error, reason), null);
     });
 }

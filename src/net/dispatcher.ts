@@ -127,12 +127,13 @@ export class RoutingDispatcher extends Dispatcher {
     let agent = this.proxies.get(key);
     if (agent === undefined) {
       const tls = this.tls();
+      const connectTimeout = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
       agent = new ProxyAgent({
         uri: route.proxy.href, // never with credentials: they travel as a header only
         // Plain http as a forwarded request, https through CONNECT: proxies that allow CONNECT
         // only to 443 (squid's default, tinyproxy's ConnectPort) refuse a tunnel to port 80.
         proxyTunnel: false,
-        connectTimeout: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        connectTimeout,
         // Through a tunnel undici ignores `connect` and reads `requestTls` (recipe pitfall 2).
         requestTls: tls,
         proxyTls: tls,
@@ -140,6 +141,16 @@ export class RoutingDispatcher extends Dispatcher {
           ? {}
           : { token: basicToken(route.credentials.username, route.credentials.password) }),
         factory: settlingPools,
+        // The client that asks the proxy for the tunnel: a proxy that takes CONNECT and never
+        // answers is given up after the connect timeout, not undici's 300 s for headers (the
+        // request itself ends at its own deadline; this frees the socket and lets the process
+        // exit).
+        clientFactory: (origin: URL, options: object) =>
+          new Pool(origin, {
+            ...options,
+            headersTimeout: connectTimeout,
+            bodyTimeout: connectTimeout,
+          }),
       });
       this.proxies.set(key, agent);
     }

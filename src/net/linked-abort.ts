@@ -33,8 +33,12 @@ export function untilAborted<T>(
     work.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) discard(value);
-        else resolve(value);
+        if (!signal.aborted) return resolve(value);
+        try {
+          discard(value);
+        } catch {
+          // Freeing a late answer is best effort; the caller has its error already.
+        }
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);

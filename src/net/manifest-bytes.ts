@@ -43,15 +43,16 @@ async function readManifest(
     bodyTimeout: 30_000,
     signal,
   });
+  const unreachable = (error: unknown): never => {
+    if (isOacError(error)) throw error; // a pinned key not presented (TRUST-01), ours
+    throw oacError(
+      'core_unreachable',
+      { origin: url.origin, reason: describeTransportError(error) },
+      { cause: error },
+    );
+  };
   const response = await untilAborted(pending, signal, (late) => late.body.destroy()).catch(
-    (error: unknown) => {
-      if (isOacError(error)) throw error; // a pinned key not presented (TRUST-01)
-      throw oacError(
-        'core_unreachable',
-        { origin: url.origin, reason: describeTransportError(error) },
-        { cause: error },
-      );
-    },
+    unreachable,
   );
   if (response.statusCode !== 200) {
     await response.body.dump();
@@ -61,17 +62,7 @@ async function readManifest(
       path: url.pathname,
     });
   }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of response.body) {
-    total += (chunk as Buffer).length;
-    if (total > MANIFEST_MAX_BYTES) {
-      response.body.destroy();
-      throw oacError('manifest_invalid', { detail: `it is over ${MANIFEST_MAX_BYTES} bytes` });
-    }
-    chunks.push(chunk as Buffer);
-  }
-  const bytes = Buffer.concat(chunks);
+  const bytes = await readBounded(response.body).catch(unreachable);
   let json: unknown;
   try {
     json = JSON.parse(bytes.toString('utf8'));
@@ -82,4 +73,20 @@ async function readManifest(
   if (!parsed.success || parsed.data.release !== release)
     throw oacError('manifest_invalid', { detail: `it is no manifest of release ${release}` });
   return { manifest: parsed.data, bytes };
+}
+
+/** The answer's bytes, at most MANIFEST_MAX_BYTES (a deadline or a drop while reading is the
+ *  caller's to name: it ends here as the transport's error). */
+async function readBounded(body: AsyncIterable<unknown> & { destroy(): void }): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += (chunk as Buffer).length;
+    if (total > MANIFEST_MAX_BYTES) {
+      body.destroy();
+      throw oacError('manifest_invalid', { detail: `it is over ${MANIFEST_MAX_BYTES} bytes` });
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
 }

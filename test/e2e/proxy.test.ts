@@ -140,6 +140,14 @@ test('DL-04 HOST-06 UNI-01 SEC-03 through tinyproxy only: install, rerun and uni
     `{ journalctl --no-pager; cat /etc/oac-node/${installationId}.json; grep -r . /var/lib/oac-node 2>/dev/null; } | grep -c -F '${PASSWORD}'`,
   );
   assert.equal(everywhere.stdout.trim(), '0', 'the password is in no log, record or node file');
+  // Nor a plain digest of the file that holds it (issue #27.5: a weak password could be guessed
+  // from one offline): the journal keeps a keyed one.
+  const envDigest = (await host.shOk(`sha256sum /etc/oac-node/${installationId}.env`)).split(
+    ' ',
+  )[0];
+  const record = await host.shOk(`cat /etc/oac-node/${installationId}.json`);
+  assert.ok(envDigest && !record.includes(envDigest), 'no plain digest of the env file recorded');
+  assert.match(record, /hmac-sha256:[0-9a-f]{64}/);
   for (const out of [install, rerun]) assert.ok(!`${out.stdout}${out.stderr}`.includes(PASSWORD));
 
   // Remove the node in Core, then uninstall with no proxy variable at all: it asks Core

@@ -5,7 +5,8 @@
 // that was not written so (a carriage return inside a value) instead of reaching Core through
 // other settings than the service's. The format itself: test/unit/env-file.test.ts.
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, afterEach, before, beforeEach, test } from 'node:test';
 import { nodeStatus } from '../../installer/status.ts';
@@ -105,4 +106,28 @@ test('HOST-06 status names a saved env file with a carriage return inside a valu
   });
   // The caller's own variables take precedence; the file is not read then.
   assert.deepEqual(await proxyEnvForNode(host, names, { NO_PROXY: '*' }), { NO_PROXY: '*' });
+});
+
+test("HOST-06 SEC-06 a FIFO, a link or a huge file in the env file's place is named, never read (a FIFO hung every reader)", async () => {
+  const host = new Host(root);
+  const path = join(root, names.envFile);
+  const cases: Array<[string, () => void, RegExp]> = [
+    ['a FIFO', () => execFileSync('mkfifo', ['-m', '600', path]), /not a regular file/],
+    ['a link', () => symlinkSync('/etc/passwd', path), /symbolic link/],
+    ['a directory', () => mkdirSync(path), /not a regular file/],
+    ['65 KiB', () => writeFileSync(path, `#${'x'.repeat(65 * 1024)}\n`), /over 64 KiB/],
+  ];
+  for (const [what, plant, problem] of cases) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    rmSync(path, { recursive: true, force: true });
+    plant();
+    await assert.rejects(savedProxyEnv(host, names), (error: unknown) => {
+      assert.ok(
+        isOacError(error) && error.code === 'proxy_settings_damaged',
+        `${what}: ${String(error)}`,
+      );
+      assert.match(error.message, problem, what);
+      return true;
+    });
+  }
 });

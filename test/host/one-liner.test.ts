@@ -572,14 +572,16 @@ describe('SEC-07 the installer starts with an allowlisted environment', () => {
     });
   }
 
-  test('SEC-07 a value holding a line break or a carriage return is not passed; an unexported variable is not either', async () => {
+  test('SEC-07 a value holding a line break is not passed, one holding a carriage return is (for the installer to refuse); an unexported variable is not either', async () => {
     const home = await scratchHome();
     const line = `LC_COLLATE=C; ${installLine(token())}`; // set in the shell, not exported
     const r = await run('/bin/dash', line, home, {
       LC_PAPER: 'two\nlines',
       TERM: 'dumb',
       // A CRLF /etc/environment (issue #27 finding 4); the console is loopback, so curl goes
-      // direct whatever these say.
+      // direct whatever these say. Passed verbatim: the real installer refuses them in its
+      // preflight with a line naming the variable (test/host/hostile-rows.ts), where dropping
+      // them would install without the proxy unsaid.
       https_proxy: 'http://127.0.0.1:9/\r',
       NO_PROXY: 'localhost\r',
     });
@@ -589,6 +591,8 @@ describe('SEC-07 the installer starts with an allowlisted environment', () => {
       HOME: passwdHome(),
       LANG: 'C',
       TERM: 'dumb',
+      https_proxy: 'http://127.0.0.1:9/\r',
+      NO_PROXY: 'localhost\r',
     });
   });
 

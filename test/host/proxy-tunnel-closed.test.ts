@@ -154,3 +154,36 @@ test('DL-04 OPS-02 the executable: a command through a proxy that closes the tun
   );
   assert.ok(connects - start <= FEW, `${connects - start} CONNECTs`);
 });
+
+test('DL-04 OPS-02 a proxy that takes CONNECT and never answers: the request ends at its deadline, and the tunnel is given up after the connect timeout, not 300 s', async () => {
+  const held = new Set<Socket>();
+  let closedAt: number | undefined;
+  const silent = createServer((socket) => {
+    held.add(socket);
+    socket.on('data', () => undefined); // reads CONNECT, answers nothing
+    socket.on('close', () => (closedAt ??= Date.now()));
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as { port: number };
+  const dispatcher = createDispatcher({
+    env: { https_proxy: `http://127.0.0.1:${port}` },
+    connectTimeoutMs: 1500,
+  });
+  try {
+    const started = Date.now();
+    await assert.rejects(
+      sendJson({ method: 'GET', url: new URL('/api/v1/x', CORE), dispatcher, timeoutMs: 500 }),
+      (error: unknown) => error instanceof NetworkError && error.reason === 'timed out',
+    );
+    // The tunnel's socket is closed by this side once the connect timeout passes.
+    const deadline = Date.now() + 10_000;
+    while (closedAt === undefined && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(closedAt !== undefined, 'the CONNECT was never given up');
+    assert.ok(closedAt - started < 8000, `given up after ${closedAt - started} ms`);
+  } finally {
+    await dispatcher.destroy();
+    for (const s of held) s.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+  }
+});

@@ -6,7 +6,7 @@ import { oacError } from '../../messages.ts';
 import type { Driver, DriverContext } from '../driver.ts';
 import type { FileResource } from '../resources.ts';
 import { fileSha256, rememberSha256 } from './file-digest.ts';
-import { envFileDigest, KEYED_DIGEST } from '../../../records/env-file.ts';
+import { envFileDigest, KEYED_DIGEST, readEnvFile } from '../../../records/env-file.ts';
 import { sha256 } from '../desired.ts';
 
 export interface FileActual {
@@ -94,8 +94,8 @@ function wanted(source: string, sha256: string | null | undefined): (actual: str
  *  before keyed digests) its plain SHA-256, computed here to compare and never kept or shown.
  *  Read afresh each time: never through the digest cache, which would record a plain one. */
 async function secretDigest(ctx: DriverContext, r: FileResource): Promise<string | undefined> {
-  const content = await ctx.host.readNoFollow(r.path);
-  if (content === undefined) return undefined;
+  const content = await readEnvFile(ctx.host, r.path).catch(() => undefined);
+  if (content === undefined) return undefined; // gone, or no file of ours: differs
   const legacy = typeof r.sha256 === 'string' && !r.sha256.startsWith(KEYED_DIGEST);
   return legacy ? sha256(content) : envFileDigest(content);
 }
