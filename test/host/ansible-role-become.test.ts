@@ -284,6 +284,24 @@ describe('the role and become', { skip }, () => {
     );
   });
 
+  // From ansible-core 2.19 any become plugin without pipelining (community.general.doas) and
+  // ssh arguments asking for a terminal turn pipelining off too: only sudo, and no -t.
+  for (const [what, args] of [
+    [
+      'a become method other than sudo',
+      ['-e', '{"ansible_become_method": "ansible.builtin.runas", "ansible_become_user": "root"}'],
+    ],
+    ['ssh arguments asking for a terminal', ['-e', '{"ansible_ssh_extra_args": "-tt"}']],
+    [
+      'RequestTTY in the common ssh arguments',
+      ['-e', '{"ansible_ssh_common_args": "-o RequestTTY=force"}'],
+    ],
+  ] as const)
+    test(`FLEET-01 SEC-03 ${what} is refused before anything changes`, async () => {
+      const c = makeCase();
+      assertRefusedUpFront(c, await runRole(c, { args: [...args] }));
+    });
+
   for (const method of ['ansible.builtin.su', 'ansible.legacy.su'])
     test(`FLEET-01 SEC-03 -e ansible_become_method=${method} is refused before anything changes`, async () => {
       // A variable outranks a task's own keyword: the role must refuse it, whatever its prefix.

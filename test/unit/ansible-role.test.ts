@@ -97,6 +97,6 @@ test("FLEET-01 SEC-03 the role's check compares plugin names without Ansible's o
   );
   assert.match(
     read('tasks/main.yml'),
-    /ansible_become_method \| default\('sudo'\) \| regex_replace\(_oac_node_builtin_prefix, ''\)\) != 'su'/,
+    /ansible_become_method \| default\('sudo'\) \| regex_replace\(_oac_node_builtin_prefix, ''\)\) == 'sudo'/,
   );
 });
