@@ -208,6 +208,12 @@ clean() {
         busy=$((busy + 1))
         continue
       fi
+      # Just allocated by a test process that has yet to record itself (the e2e tier runs two
+      # files at once; the harness writes owner.pid right after the mkdir): not a leftover.
+      if [[ ! -e $dir/owner.pid && -n $(find "$dir" -maxdepth 0 -newermt '-60 seconds') ]]; then
+        busy=$((busy + 1))
+        continue
+      fi
       remove_host "$dir"
     done
   fi

@@ -1,12 +1,13 @@
 // Issue #4, end to end: the one-line command from the reference Core's token response, run by
 // real sh, curl, sha256sum, flock, gzip (and sudo) in a throwaway Debian 12 host with real
 // systemd and Docker, turns it into a node Core lists as connected and ready; a rerun changes
-// nothing.
+// nothing. (A second Core's command, HOST-10, is refused from the records alone, before anything
+// is asked: test/host/refusals.test.ts, issue #28 item 3.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
+import { type CoreInHost } from './helpers/core-in-host.ts';
 import { testRelease } from './helpers/release.ts';
 import { withHostAndCore } from './helpers/with-host.ts';
 
@@ -212,33 +213,6 @@ test('issue #4 FLEET-02 --dry-run prints the plan and changes nothing (exit 2, t
     assert.match(tty.stdout, /Checked the host, Core and the release/);
     assert.match(tty.stdout, /unchanged +user oac-node/);
     assert.match(tty.stdout, /Node \S+ is connected and ready\./);
-  });
-});
-
-test("HOST-10 one Core per host: a second Core's command is refused and changes nothing", async () => {
-  await withHost(async (host, core) => {
-    const first = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {})).body as {
-      command: string;
-    };
-    const run = await host.exec(['sh'], { stdin: `${first.command}\n`, timeoutMs: 600_000 });
-    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-    const other = await startCoreInHost(host, ['--release-dir', await release.dir()]);
-    try {
-      const second = (await other.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
-        .body as { command: string };
-      const before = await host.snapshot();
-      const refused = await host.exec(['sh'], { stdin: `${second.command}\n`, timeoutMs: 300_000 });
-      assert.equal(refused.status, 1, refused.stdout);
-      assert.match(refused.stderr, /^oac-node: This host already runs a node for another Core$/m);
-      assert.deepEqual(diffSnapshots(before, await host.snapshot()), []);
-      assert.equal(
-        ((await other.coreApi('GET', '/core/v1/sandbox/nodes')).body as { nodes: unknown[] }).nodes
-          .length,
-        0,
-      );
-    } finally {
-      await other.stop();
-    }
   });
 });
 

@@ -1,12 +1,14 @@
-// PRE-01…09 in a real host: each failure provoked for real, each answered by the guide's one
+// PRE-03…09 in a real host: each failure provoked for real, each answered by the guide's one
 // line, a non-zero exit, and a host whose users, groups, units, records, node files and Docker
-// networks and images are exactly as before (the snapshot of issue #5).
+// networks and images are exactly as before (the snapshot of issue #5). The refusals that need
+// no booted host (PRE-01 not root, PRE-06 a host too small, PRE-08 another Core address) run at
+// the host tier, in test/host/refusals.test.ts, and PRE-02 (a token in the environment) is a row
+// of test/host/hostile-rows.ts (issue #28 item 3).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { fromLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
 
 const release = testRelease();
@@ -63,23 +65,6 @@ test('PRE-04 a Docker socket of mode 0666 is refused, nothing changed', async ()
   }
 });
 
-test('PRE-06 a specification larger than the host: "This host has N CPUs and M MiB of memory; …", nothing changed', async () => {
-  const deployment = (await core.coreApi('GET', '/core/v1/sandbox/deployment')).body as {
-    specification: Record<string, unknown>;
-  };
-  const original = deployment.specification;
-  await core.coreApi('PUT', '/core/v1/sandbox/specification', {
-    specification: { ...original, cpus: 4096 },
-  });
-  try {
-    await refused(
-      /^oac-node: This host has \d+ CPUs and \d+ MiB of memory; each sandbox needs 4096 CPUs and \d+ MiB$/m,
-    );
-  } finally {
-    await core.coreApi('PUT', '/core/v1/sandbox/specification', { specification: original });
-  }
-});
-
 test('PRE-07 too little free disk under /var/lib/oac-node is refused before downloading, nothing changed', async () => {
   await host.shOk(
     'mkdir -p /var/lib/oac-node && mount -t tmpfs -o size=256k tmpfs /var/lib/oac-node',
@@ -117,62 +102,6 @@ test("PRE-07 too little free space in Docker's storage is refused before downloa
       'systemctl stop docker.socket docker.service && umount /var/lib/docker && systemctl reset-failed docker.service docker.socket && systemctl start docker.service',
     );
   }
-});
-
-test('PRE-01 not root: the installer stops before reading the token, nothing changed', async () => {
-  // The installer binary itself, called directly by an unprivileged user (the line would use
-  // sudo): it must stop before it reads the token.
-  const copy = await host.sh(
-    `install -d -m 0755 /opt/bin && curl -fsS ${core.coreUrl}/node-install/oac-node.gz | gzip -d > /opt/bin/oac-node && chmod 0755 /opt/bin/oac-node`,
-  );
-  assert.equal(copy.status, 0, copy.stderr);
-  const before = await host.snapshot();
-  const run = await host.exec(
-    ['/opt/bin/oac-node', 'install', '--core-url', core.coreUrl, '--installation-id', 'x'],
-    {
-      user: 'operator',
-      stdin: 'not-a-real-token\n',
-    },
-  );
-  assert.equal(run.status, 1);
-  assert.match(run.stderr, /^oac-node: Node installation and removal require root$/m);
-  assert.deepEqual(diffSnapshots(before, await host.snapshot()), []);
-});
-
-// The pasted line starts the installer with `env -i` (SEC-07), so a variable exported in the
-// operator's shell never reaches it; PRE-02 is the installer's own refusal, for whoever runs it
-// by hand (`sudo -E`, a wrapper script): the same executable the line downloads, run directly.
-test('PRE-02 a token in the environment is refused, nothing changed', async () => {
-  const r = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-  const { command, token } = r.body as { command: string; token: string };
-  const installerUrl = /'(http:\/\/[^']+\/node-install\/oac-node\.gz)'/.exec(command)?.[1] ?? '';
-  const { installationId } = fromLine(command);
-  await host.shOk(`curl -sSf '${installerUrl}' | gzip -d >/tmp/pre02 && chmod 0700 /tmp/pre02`);
-  const before = await host.snapshot();
-  const run = await host.exec(
-    ['/tmp/pre02', 'install', '--core-url', core.coreUrl, '--installation-id', installationId],
-    { stdin: `${token}\n`, env: { OAC_ENROLLMENT_TOKEN: token } },
-  );
-  await host.shOk('rm -f /tmp/pre02');
-  assert.notEqual(run.status, 0, `${run.stdout}\n${run.stderr}`);
-  assert.match(
-    run.stderr,
-    /^oac-node: The enrollment token must come on standard input, not from the environment$/m,
-  );
-  assert.ok(!`${run.stdout}${run.stderr}`.includes(token), 'SEC-03 the token is not printed');
-  assert.deepEqual(
-    diffSnapshots(before, await host.snapshot()),
-    [],
-    'PRE-09 the host is unchanged',
-  );
-});
-
-test('PRE-08 a command naming another Core address is refused with the guide line, nothing changed', async () => {
-  const command = (await line()).replace(
-    /--core-url '([^']+)'/,
-    (_m, url: string) => `--core-url '${url.replace('127.0.0.1', '127.0.0.2')}'`,
-  );
-  await refused(/^oac-node: Core's public URL changed after this command was generated$/m, command);
 });
 
 test('PRE-05 microsandbox without a group-accessible /dev/kvm: "KVM is unavailable, or /dev/kvm must be group-accessible", nothing changed', async () => {

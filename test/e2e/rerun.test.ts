@@ -1,5 +1,7 @@
-// RERUN-02 end to end: a rerun changes nothing and says why when the node belongs to another
-// Core address. (A rerun while the node prepares a configuration change is in rollout.test.ts.)
+// Reruns end to end on an installed host: a lost node state, a damaged provider file. A rerun
+// at another Core address (RERUN-02) changes nothing and says why before it asks anything, from
+// the records alone: it runs at the host tier (test/host/refusals.test.ts, issue #28 item 3); a
+// rerun while the node prepares a configuration change is in rollout.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { bootHost, type E2eHost } from './harness/host.ts';
@@ -30,20 +32,6 @@ async function refusedRerun(line: string, expected: RegExp): Promise<void> {
   assert.match(run.stderr, expected);
   assert.deepEqual(diffSnapshots(before, await host.snapshot()), [], 'nothing changed');
 }
-
-test('RERUN-02 the same installation at another Core address: "This host\'s node uses …, but this command uses …", nothing changed', async () => {
-  // localhost and 127.0.0.1 reach the same Core, but they are two addresses.
-  const port = new URL(core.coreUrl).port;
-  const other = command.replaceAll(`http://127.0.0.1:${port}`, `http://localhost:${port}`);
-  assert.notEqual(other, command);
-  await refusedRerun(
-    other,
-    new RegExp(
-      `^oac-node: This host's node uses http://127\\.0\\.0\\.1:${port}, but this command uses http://localhost:${port}$`,
-      'm',
-    ),
-  );
-});
 
 // The guide (l.130): "A lost node state directory is a recovery incident: restore it from its
 // backup … rather than registering the host again over existing resources." A new command

@@ -127,6 +127,25 @@ async function slowRollout(state: string, dir: 'a' | 'b', seconds: number) {
   return { image, deployment, part };
 }
 
+/** Waits until Core has sent at least `bytes` of `file` (its request log counts them as they
+ *  go), rather than for a fixed time that a loaded machine may not match. */
+async function untilSent(file: string, bytes: number, ms = 120_000): Promise<number> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const log = (await core.coreApi('GET', '/__fixture/requests')).body as Array<{
+      path: string;
+      body_bytes: number;
+    }>;
+    const sent = Math.max(
+      0,
+      ...log.filter((e) => e.path.endsWith(`/${file}`)).map((e) => e.body_bytes),
+    );
+    if (sent >= bytes) return sent;
+    assert.ok(Date.now() < deadline, `Core sent only ${sent} of ${bytes} bytes of ${file}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 async function nodeLog(unit: string, pattern: RegExp): Promise<void> {
   await host.shOk(
     `for i in $(seq 300); do journalctl -u ${unit} --no-pager | grep -q -E '${pattern.source}' && exit 0; sleep 0.2; done; exit 1`,
@@ -222,7 +241,7 @@ test('issue #6 OPS-03 systemctl stop during a rollout download: the service stop
   const { unit, state } = installed;
   const { image, deployment, part } = await slowRollout(state, 'a', 30);
   const target = deployment.generation + 1;
-  await new Promise((resolve) => setTimeout(resolve, 3000)); // about a tenth of it arrives
+  await untilSent(image.name, Math.ceil(image.size / 10)); // a tenth of it on its way
 
   const started = Date.now();
   await host.shOk(`systemctl stop ${unit}`);

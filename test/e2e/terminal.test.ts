@@ -60,6 +60,22 @@ function onSlowLink(fn: (slow: Slow) => Promise<void>): Promise<void> {
   );
 }
 
+/** Polls the screen until `done` holds (no fixed wait), or returns the last screen after
+ *  `ms`: the assertions that follow then say what was missing. */
+async function untilScreen(
+  terminal: { screen(): string },
+  done: (screen: string) => boolean,
+  ms = 60_000,
+): Promise<string> {
+  const deadline = Date.now() + ms;
+  let screen = terminal.screen();
+  while (!done(screen) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    screen = terminal.screen();
+  }
+  return screen;
+}
+
 /** The bytes the screen says arrived of `file`, in MiB (0 if none yet). */
 function arrived(screen: string, file: string): number {
   const name = file.replace(/[.]/g, '\\.');
@@ -91,10 +107,13 @@ test('OPS-01 OPS-03 RERUN-04 a terminal shows the download moving; Ctrl-C stops 
     const { terminal, image } = slow;
     const first = await terminal.waitFor(/(KiB|MiB) of [\d.]+ (KiB|MiB)/);
     record('the download, as it starts', first);
-    await new Promise((resolve) => setTimeout(resolve, 4000));
-    const later = terminal.screen();
-    record('four seconds later', later);
-    const [before, after] = [arrived(first, image.name), arrived(later, image.name)];
+    const before = arrived(first, image.name);
+    const later = await untilScreen(
+      terminal,
+      (screen) => arrived(screen, image.name) > before && /\/s, .* left/.test(screen),
+    );
+    record('once more has arrived', later);
+    const after = arrived(later, image.name);
     assert.ok(after > before, `the progress moves: ${before} MiB, then ${after} MiB\n${later}`);
     assert.match(later, /\/s, .* left/, 'rate and time left are shown');
 
