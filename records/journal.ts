@@ -14,6 +14,7 @@ import { isCode } from '../src/host/files.ts';
 import type { Host } from '../src/host/host.ts';
 import { JOURNAL_DIR, journalIds, layout, type InstallationId } from '../src/layout.ts';
 import { migrateFormat1 } from './journal-format1.ts';
+import { journalPoint } from '../src/host/journal-points.ts';
 
 const prop = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
@@ -113,7 +114,7 @@ export class Journal {
    *  (and never hides the run's own error). */
   async saveDigests(): Promise<void> {
     if (Object.keys(this.data.resources).length === 0) return;
-    if (await this.digests.changed()) await this.save().catch(() => undefined);
+    if (await this.digests.changed()) await this.save('digests').catch(() => undefined);
   }
 
   /** Keeps this journal in memory only: an uninstall without a record must not leave a
@@ -167,7 +168,7 @@ export class Journal {
   async setRegisteredNode(nodeId: string | null): Promise<void> {
     if (this.data.registered_node === nodeId) return;
     this.data.registered_node = nodeId;
-    await this.save();
+    await this.save('registered-node');
   }
 
   get(key: string): JournalResource | undefined {
@@ -178,7 +179,7 @@ export class Journal {
   async setInputs(next: JournalInputs): Promise<void> {
     if (JSON.stringify(next) === JSON.stringify(this.data.inputs)) return;
     this.data.inputs = next;
-    if (Object.keys(this.data.resources).length > 0) await this.save();
+    if (Object.keys(this.data.resources).length > 0) await this.save('inputs');
   }
 
   /** Written before the creation it announces (also over an adopted resource that is gone:
@@ -186,7 +187,7 @@ export class Journal {
   async intend(key: string, kind: JournalResource['kind'], name: string): Promise<void> {
     const known = this.data.resources[key];
     if (known?.ownership === 'owned' || known?.ownership === 'intended') return;
-    await this.put(key, { kind, name, ownership: 'intended', props: known?.props ?? {} });
+    await this.put(key, { kind, name, ownership: 'intended', props: known?.props ?? {} }, 'intend');
   }
 
   async record(key: string, entry: JournalResource): Promise<void> {
@@ -194,7 +195,7 @@ export class Journal {
     // A rerun writes nothing (unless this journal was just migrated).
     if (!this.dirty && known !== undefined && JSON.stringify(known) === JSON.stringify(entry))
       return;
-    await this.put(key, entry);
+    await this.put(key, entry, 'record');
   }
 
   /** Holds an entry for this run without writing it (uninstall's proofs when the record is
@@ -206,17 +207,18 @@ export class Journal {
   async forget(key: string): Promise<void> {
     if (!(key in this.data.resources)) return;
     delete this.data.resources[key];
-    await this.save();
+    await this.save(`forget:${key}`);
   }
 
-  private async put(key: string, entry: JournalResource): Promise<void> {
+  private async put(key: string, entry: JournalResource, why: 'intend' | 'record'): Promise<void> {
     this.data.resources[key] = entry;
-    await this.save();
+    await this.save(`${why}:${key}`);
   }
 
-  private async save(): Promise<void> {
+  /** `label` names the write for the crash matrix's hooks (src/host/journal-points.ts). */
+  private async save(label: string): Promise<void> {
     if (!this.persist) return;
-    crashPoint('before');
+    const after = journalPoint(label);
     this.data.updated_at = new Date().toISOString();
     const digests = await this.digests.entries();
     this.data.digests = digests;
@@ -228,19 +230,6 @@ export class Journal {
     );
     this.dirty = false;
     this.digests.saved(digests);
-    crashPoint('after');
+    after();
   }
-}
-
-// The crash matrix of issue #5 (test/e2e/crash.test.ts): OAC_NODE_TEST_KILL_AT=before:N or
-// after:N makes this process SIGKILL itself just before or just after the N-th journal write
-// (1-based), the points where a power cut or kill -9 hurts most. Unset, it does nothing; it
-// reads no secret and changes nothing but the moment the process dies.
-const killAt = /^(before|after):([1-9]\d*)$/.exec(process.env.OAC_NODE_TEST_KILL_AT ?? '');
-let writes = 0;
-
-function crashPoint(when: 'before' | 'after'): void {
-  if (killAt === null) return;
-  if (when === 'before') writes += 1;
-  if (killAt[1] === when && Number(killAt[2]) === writes) process.kill(process.pid, 'SIGKILL');
 }
