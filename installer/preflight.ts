@@ -133,7 +133,9 @@ async function imageDiskNeeds(ctx: InstallContext, dockerRoot: string): Promise<
   const docker = new DockerApi(`unix://${ctx.host.path(DOCKER_SOCKET)}`);
   try {
     const id = await docker.imageId(image.image.reference).catch(() => undefined);
-    if (id === image.image.id || id === image.image.manifest_digest) return [];
+    // An image Docker lacks has no id: never equal to a manifest without manifest_digest.
+    if (id !== undefined && (id === image.image.id || id === image.image.manifest_digest))
+      return [];
   } finally {
     await docker.close();
   }

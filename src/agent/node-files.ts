@@ -156,7 +156,7 @@ export async function installRuntimeImage(
   try {
     await docker.loadImage(Readable.from(counted(readStream(dest))));
     const id = await docker.imageId(file.image.reference);
-    if (id !== file.image.id && id !== file.image.manifest_digest) {
+    if (id === undefined || (id !== file.image.id && id !== file.image.manifest_digest)) {
       const { reference, id: expected } = file.image;
       throw oacError('image_mismatch', { reference, actual: id ?? 'none', expected });
     }

@@ -1,25 +1,28 @@
 // Refusals at the host tier (issue #28 item 3). Each test here was an e2e test that checked only
 // a refusal with nothing changed, and none needs a booted host with real systemd to mean what it
 // says: the refusal is decided from what the installer reads (its UID, Core's configuration, the
-// records in /etc/oac-node, Docker's figures), and each of those is real here too. The built
-// executable runs with --root on a scratch tree against the reference Core on loopback, and each
-// test keeps the e2e test's assertions: the guide's one line, the exit status, and the tree
-// exactly as it was (the e2e snapshot's users, groups, units, records and node files are all
-// files under --root). PRE-02 moved too, as a row of hostile-rows.ts ('the token in
-// OAC_ENROLLMENT_TOKEN'). The preflight checks that need a real host stay in
-// test/e2e/preflight.test.ts.
+// records in /etc/oac-node, /sys/fs/selinux/enforce, the Docker socket's file and its answers,
+// /dev/kvm, Docker's figures, the free space of two file systems), and each of those is real here
+// too or is the file a host would show. The built executable runs with --root on a scratch tree
+// against the reference Core on loopback, and each test keeps the e2e test's assertions: the
+// guide's one line, the exit status, and the tree exactly as it was (the e2e snapshot's users,
+// groups, units, records and node files are all files under --root; Docker's images and networks
+// are the private daemon's, where one answers). PRE-02 moved too, as a row of hostile-rows.ts
+// ('the token in OAC_ENROLLMENT_TOKEN'). No preflight refusal is left in the e2e tier.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createConnection, createServer, type Server } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, afterEach, before, beforeEach, test } from 'node:test';
@@ -29,6 +32,7 @@ import { reconcile } from '../../src/engine/reconcile.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { makeReleaseDir, startCore, type TestCore } from '../helpers/core.ts';
+import { dockerdInNamespace, shq, type DockerdInNamespace } from '../helpers/dockerd-namespace.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import { issueToken } from '../helpers/node.ts';
 import { privateDockerd } from '../helpers/private-dockerd.ts';
@@ -47,6 +51,9 @@ let core: TestCore;
 let root: string;
 
 before(async () => {
+  // The test release's image names no manifest_digest (it is optional): PRE-07 must be checked
+  // all the same (the installer once took the image Docker lacks for one it has, undefined ===
+  // undefined, and skipped the disk check).
   release = await makeReleaseDir();
   core = await startCore(['--release-dir', release.dir, '--installation-id', CORE_ID]);
 });
@@ -66,12 +73,17 @@ interface Ran {
 }
 
 /** The executable as a child. `keepStdinOpen`: stdin is written but never closed, so a run
- *  that reads it to its end or to a line end would wait for the 60 s kill. */
+ *  that reads it to its end or to a line end would wait for the 60 s kill. `prefix`: the argv
+ *  that runs it (nsenter into a private daemon's mount namespace). */
 function runExe(
   args: string[],
-  o: { stdin: string; keepStdinOpen?: boolean; uid?: number } = { stdin: '' },
+  o: { stdin: string; keepStdinOpen?: boolean; uid?: number; prefix?: string[] } = { stdin: '' },
 ): Promise<Ran> {
-  const child = spawn(requireExecutable(), args, {
+  const [command, ...argv] = [...(o.prefix ?? []), requireExecutable(), ...args] as [
+    string,
+    ...string[],
+  ];
+  const child = spawn(command, argv, {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(o.uid === undefined ? {} : { uid: o.uid, gid: o.uid }),
@@ -99,16 +111,24 @@ const install = (coreUrl: string, id: string) => [
 ];
 
 /** Runs `run` and checks that it failed with `status` (or any non-zero one) and the one line
- *  `expected`, and left the tree exactly as it was (PRE-09). */
-async function refused(expected: RegExp, run: () => Promise<Ran>, status?: number): Promise<Ran> {
-  const initial = treeOf(root, IGNORE);
+ *  `expected`, and left the tree exactly as it was (PRE-09). `tree`: the scratch tree as the
+ *  installer sees it, when that is in another mount namespace; `ignore`: paths not compared. */
+async function refused(
+  expected: RegExp,
+  run: () => Promise<Ran>,
+  status?: number,
+  o: { tree?: string; ignore?: RegExp } = {},
+): Promise<Ran> {
+  const tree = o.tree ?? root;
+  const ignore = o.ignore ?? IGNORE;
+  const initial = treeOf(tree, ignore);
   const r = await run();
   const shown = `exit ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
   if (status === undefined) assert.ok(r.status !== null && r.status !== 0, shown);
   else assert.equal(r.status, status, shown);
   assert.match(r.stderr, expected, shown);
   assert.deepEqual(
-    treeDiff(initial, treeOf(root, IGNORE)),
+    treeDiff(initial, treeOf(tree, ignore)),
     { added: [], removed: [], changed: [] },
     'PRE-09 the host is unchanged',
   );
@@ -165,6 +185,92 @@ test('PRE-01 not root: the installer stops before reading the token, nothing cha
   assert.equal(await requestsTo(core), asked, 'nothing reached Core');
 });
 
+test('PRE-03 SELinux enforcing, simulated by its sysfs file: "SELinux is enforcing on this host", nothing changed', async () => {
+  // The installer reads /sys/fs/selinux/enforce, under --root the scratch tree's: here it holds
+  // what an enforcing kernel shows there (this machine's kernel has no SELinux, nor has the e2e
+  // host's, where this test simulated the same file on a tmpfs).
+  mkdirSync(join(root, 'sys/fs/selinux'), { recursive: true });
+  writeFileSync(join(root, 'sys/fs/selinux/enforce'), '1');
+  const token = await issueToken(core);
+  const asked = await requestsTo(core);
+  await refused(
+    /^oac-node: SELinux is enforcing on this host$/m,
+    () => runExe(install(core.core_url, CORE_ID), { stdin: `${token}\n` }),
+    1,
+  );
+  assert.equal(await requestsTo(core), asked, 'refused before asking Core');
+});
+
+// Measured in the e2e host (Debian 12's docker.io): `systemctl stop docker.socket docker.service`
+// leaves /run/docker.sock in place, a socket root:docker 0660 that refuses connections
+// (docker.socket has no RemoveOnStop=), and the installer refused on the refused connection. Here
+// the same socket is one whose listener was killed; without Docker at all there is no socket.
+test('PRE-04 Docker stopped: "Docker Engine is not installed, or Docker is not running", nothing changed', async () => {
+  const expected = /^oac-node: Docker Engine is not installed, or Docker is not running$/m;
+  const run = async () =>
+    runExe(install(core.core_url, CORE_ID), { stdin: `${await issueToken(core)}\n` });
+  const socket = join(root, 'var/run/docker.sock');
+  deadSocket(socket);
+  const st = lstatSync(socket);
+  assert.ok(st.isSocket() && (st.mode & 0o777) === 0o660 && st.gid === dockerGid(root));
+  await refused(expected, run, 1);
+  rmSync(socket);
+  await refused(expected, run, 1); // not installed
+});
+
+test('PRE-04 a Docker socket of mode 0666 is refused, nothing changed', async () => {
+  let connections = 0;
+  const socket = await socketAt(join(root, 'var/run/docker.sock'), 0o666, (c) => {
+    connections += 1;
+    c.destroy();
+  });
+  try {
+    await refused(
+      /^oac-node: \/var\/run\/docker\.sock must be owned by group docker with mode 0660 \(it is group docker, mode 0666\)$/m,
+      async () => runExe(install(core.core_url, CORE_ID), { stdin: `${await issueToken(core)}\n` }),
+      1,
+    );
+    assert.equal(connections, 0, 'refused on the mode alone, before asking Docker anything');
+    assert.equal(lstatSync(join(root, 'var/run/docker.sock')).mode & 0o777, 0o666, 'not chmodded');
+  } finally {
+    await new Promise((resolve) => socket.close(resolve));
+  }
+});
+
+test('PRE-05 microsandbox without a group-accessible /dev/kvm: "KVM is unavailable, or /dev/kvm must be group-accessible", nothing changed', async () => {
+  const microsandbox = await startCore([
+    ...['--release-dir', release.dir, '--installation-id', CORE_ID],
+    ...['--provider', 'microsandbox'],
+  ]);
+  try {
+    const expected = /^oac-node: KVM is unavailable, or \/dev\/kvm must be group-accessible$/m;
+    const run = async () =>
+      runExe(install(microsandbox.core_url, CORE_ID), {
+        stdin: `${await issueToken(microsandbox)}\n`,
+      });
+    // No /dev/kvm at all, as in the e2e host (and on this machine).
+    await refused(expected, run, 1);
+    // A KVM device only root may open: root:kvm 0600 (the KVM package's udev rule sets 0660).
+    // A device's content is not compared (reading it would open this machine's KVM).
+    execFileSync('groupadd', ['--prefix', root, '--system', 'kvm']);
+    const kvm = join(root, 'dev/kvm');
+    mkdirSync(dirname(kvm), { recursive: true });
+    execFileSync('mknod', ['-m', '0600', kvm, 'c', '10', '232']);
+    const gid = /^kvm:[^:]*:(\d+):/m.exec(readFileSync(join(root, 'etc/group'), 'utf8'))?.[1];
+    chownSync(kvm, 0, Number(gid));
+    const device = () => {
+      const st = lstatSync(kvm);
+      return `${st.isCharacterDevice()} ${(st.mode & 0o7777).toString(8)} ${st.uid}:${st.gid} ${st.rdev}`;
+    };
+    const was = device();
+    assert.equal(was, `true 600 0:${gid} ${(10 << 8) | 232}`);
+    await refused(expected, run, 1, { ignore: new RegExp(`${IGNORE.source}|^dev/kvm$`) });
+    assert.equal(device(), was, 'the installer never changes device permissions');
+  } finally {
+    await microsandbox.stop();
+  }
+});
+
 // Docker's CPUs and memory are what the installer compares with the sandbox size: a private
 // real dockerd answers for them (test/helpers/private-dockerd.ts), reached through a stand-in
 // /var/run/docker.sock on the scratch tree, root:docker 0660 as Docker's package makes it.
@@ -200,6 +306,59 @@ test('PRE-06 a specification larger than the host: "This host has N CPUs and M M
     await dockerd.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
+});
+
+// PRE-07 needs a real Docker's answers and two real file systems: a private real dockerd in a
+// private mount namespace (test/helpers/dockerd-namespace.ts) where a small tmpfs stands for a
+// full disk, serving the scratch tree's /var/run/docker.sock; the installer runs in that mount
+// namespace (nsenter -m), so it measures the same tmpfs, and this machine's mounts stay as they
+// are. The tree is compared as the installer saw it, the tmpfs included.
+test('PRE-07 too little free disk under /var/lib/oac-node is refused before downloading, nothing changed', async () => {
+  const home = join(root, 'var/lib/oac-node');
+  mkdirSync(home, { recursive: true }); // the tmpfs's mount point, as the e2e test made it
+  await withDockerd(`mount -t tmpfs -o size=256k tmpfs ${shq(home)}`, undefined, async (d) => {
+    assert.equal(d.sh(`df --output=size -k ${shq(home)} | tail -1`).trim(), '256');
+    await refused(
+      /^oac-node: This host has 0 MiB free under \/var\/lib\/oac-node; the node files need \d+ MiB$/m,
+      async () =>
+        runExe(install(core.core_url, CORE_ID), {
+          stdin: `${await issueToken(core)}\n`,
+          prefix: d.enter([]),
+        }),
+      1,
+      { tree: d.view(root) },
+    );
+  });
+});
+
+// The image's layers land where Docker keeps its data, often another file system than the
+// node's home (the guide: the image is about 1.5 GB unpacked). Here the daemon's data root is
+// /var/lib/docker, Docker's default, on a tmpfs that is full, while /var/lib/oac-node has room.
+// (In the daemon's namespace /var/lib is a tmpfs of its own first: this machine's /var/lib may
+// have no docker directory to mount on, and nothing there is created.)
+test("PRE-07 too little free space in Docker's storage is refused before downloading, nothing changed", async () => {
+  const setup = [
+    'mount -t tmpfs -o mode=0755 tmpfs /var/lib',
+    'mkdir -m 0711 /var/lib/docker',
+    'mount -t tmpfs -o size=64m,mode=0711 tmpfs /var/lib/docker',
+  ].join(' && ');
+  await withDockerd(setup, '/var/lib/docker', async (d) => {
+    const info = d.docker(['info', '--format', '{{.DockerRootDir}}']);
+    assert.equal(info.stdout.trim(), '/var/lib/docker', info.stderr);
+    const free = 'df --output=avail -B1 /var/lib/docker | tail -1';
+    d.sh(`fallocate -l "$(${free})" /var/lib/docker/filler`);
+    assert.equal(d.sh(free).trim(), '0', "Docker's storage is full");
+    await refused(
+      /^oac-node: This host has 0 MiB free under \/var\/lib\/docker, where Docker keeps images; the Runtime image needs \d+ MiB$/m,
+      async () =>
+        runExe(install(core.core_url, CORE_ID), {
+          stdin: `${await issueToken(core)}\n`,
+          prefix: d.enter([]),
+        }),
+      1,
+      { tree: d.view(root) },
+    );
+  });
 });
 
 test('PRE-08 a command naming another Core address is refused with the guide line, nothing changed', async () => {
@@ -250,16 +409,75 @@ test("HOST-10 one Core per host: a second Core's command is refused and changes 
 /** A stand-in for the host's /var/run/docker.sock on the scratch tree, passing each connection
  *  to `target` (the private dockerd's socket). */
 async function dockerSocket(target: string): Promise<Server> {
-  const path = join(root, 'var/run/docker.sock');
-  mkdirSync(dirname(path), { recursive: true });
-  const server = createServer((client) => {
+  return socketAt(join(root, 'var/run/docker.sock'), 0o660, (client) => {
     const upstream = createConnection(target);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
     client.pipe(upstream).pipe(client);
   });
+}
+
+/** A listening socket at `path`, root:docker with `mode`. */
+async function socketAt(
+  path: string,
+  mode: number,
+  onConnection: (client: Socket) => void,
+): Promise<Server> {
+  mkdirSync(dirname(path), { recursive: true });
+  const server = createServer(onConnection);
   await new Promise<void>((resolve) => server.listen(path, resolve));
   chownSync(path, 0, dockerGid(root));
-  chmodSync(path, 0o660);
+  chmodSync(path, mode);
   return server;
+}
+
+/** A socket at `path`, root:docker 0660, whose listener was killed: a connection to it is
+ *  refused, as to the one a stopped docker.socket leaves. */
+function deadSocket(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const listen = `require('net').createServer().listen(process.argv[1], () => process.kill(process.pid, 'SIGKILL'))`;
+  const r = spawnSync(process.execPath, ['-e', listen, path], { encoding: 'utf8' });
+  assert.equal(r.signal, 'SIGKILL', r.stderr);
+  chownSync(path, 0, dockerGid(root));
+  chmodSync(path, 0o660);
+}
+
+/** Runs `body` with a private dockerd in a mount namespace of its own (`setup` run there first;
+ *  data root `dataRoot`, or one in its scratch directory) that serves the scratch tree's
+ *  /var/run/docker.sock, root:docker 0660 as Docker's package makes it; then checks that its
+ *  images and networks are as they were (the Docker lists of the e2e snapshot). */
+async function withDockerd(
+  setup: string,
+  dataRoot: string | undefined,
+  body: (d: DockerdInNamespace) => Promise<void>,
+): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), 'oac-refusals-dockerd-'));
+  const socket = join(root, 'var/run/docker.sock');
+  mkdirSync(dirname(socket), { recursive: true });
+  let dockerd: DockerdInNamespace | undefined;
+  try {
+    const d = await dockerdInNamespace(scratch, {
+      socket,
+      setup,
+      ...(dataRoot === undefined ? {} : { dataRoot }),
+    });
+    dockerd = d;
+    chownSync(socket, 0, dockerGid(root));
+    chmodSync(socket, 0o660);
+    const lists = () =>
+      [
+        ['image', 'ls', '-a', '--no-trunc', '--format', '{{.ID}} {{.Repository}}:{{.Tag}}'],
+        ['network', 'ls', '--format', '{{.Name}} {{.Driver}} {{.Scope}}'],
+      ].map((args) => {
+        const r = d.docker(args);
+        assert.equal(r.status, 0, r.stderr);
+        return r.stdout;
+      });
+    const initial = lists();
+    await body(d);
+    assert.deepEqual(lists(), initial, "PRE-09 Docker's images and networks are as they were");
+  } finally {
+    await dockerd?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
