@@ -4,26 +4,17 @@
 // uninstalled as far as can be proved, keeping the account and saying so.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { removeNodesInCore } from './harness/core-nodes.ts';
+import { withHostAndCore, type CoreInHost } from './harness/core-pair.ts';
+import { installByLine, issueToken } from './harness/enroll.ts';
 import { type E2eHost } from './harness/host.ts';
 import { beyondKeptImage, diffSnapshots } from './harness/snapshot.ts';
-import { type CoreInHost } from './helpers/core-in-host.ts';
-import { installByLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
-import { withHostAndCore } from './helpers/with-host.ts';
 
 const release = testRelease();
 
 const withHost = (fn: (host: E2eHost, core: CoreInHost) => Promise<void>) =>
   release.dir().then((dir) => withHostAndCore(['--release-dir', dir], fn));
-
-async function removeInCore(core: CoreInHost): Promise<void> {
-  const r = await core.coreApi('GET', '/core/v1/sandbox/nodes');
-  for (const node of (r.body as { nodes: Array<{ node_id: string }> }).nodes)
-    assert.equal(
-      (await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${node.node_id}`)).status,
-      204,
-    );
-}
 
 /** Differences other than the Runtime image, which uninstall keeps (UNI-04). */
 
@@ -40,7 +31,7 @@ test('HOST-01 UNI-03 an adopted account survives uninstall with its own groups a
       'docker oac-node users',
     );
 
-    await removeInCore(core);
+    await removeNodesInCore(core);
     const removed = await host.exec(uninstall);
     assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
     assert.match(removed.stdout, /user oac-node \(adopted: it was there before the installer\)/);
@@ -62,12 +53,7 @@ test('HOST-01 UNI-03 an adopted account survives uninstall with its own groups a
 
 test('HOST-01 a foreign oac-node account and a foreign UID 65532 are refused before anything changes', async () => {
   await withHost(async (host, core) => {
-    const line = async () =>
-      (
-        (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {})).body as {
-          command: string;
-        }
-      ).command;
+    const line = async () => (await issueToken(core)).command;
     await host.shOk('useradd --system --shell /bin/sh oac-node');
     let before = await host.snapshot();
     let run = await host.exec(['sh'], { stdin: `${await line()}\n`, timeoutMs: 300_000 });
@@ -96,7 +82,7 @@ test('UNI-06 without its record, uninstall removes what it can prove is ours and
     const pristine = await host.snapshot();
     const { uninstall, installationId } = await installByLine(host, core);
     await host.shOk(`rm /etc/oac-node/${installationId}.json`);
-    await removeInCore(core);
+    await removeNodesInCore(core);
 
     const removed = await host.exec(uninstall);
     assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);

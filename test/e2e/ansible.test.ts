@@ -9,7 +9,9 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { bootHost, type E2eHost } from './harness/host.ts';
+import { listNodes, removeNodeInCore } from './harness/core-nodes.ts';
+import { bootWithCore, type BootedPair, type CoreInHost } from './harness/core-pair.ts';
+import { issueToken } from './harness/enroll.ts';
 import { repoRoot } from './harness/rootfs.ts';
 import { beyondKeptImage, diffSnapshots, type HostSnapshot } from './harness/snapshot.ts';
 import {
@@ -18,17 +20,13 @@ import {
   type FleetHost,
   type PlaybookRun,
 } from './helpers/ansible.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { fromLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
 import { filesHolding, watchProcesses } from './helpers/secret-watch.ts';
 
 const release = testRelease();
 
-interface Member {
+interface Member extends BootedPair {
   name: string;
-  host: E2eHost;
-  core: CoreInHost;
   pristine: HostSnapshot;
   /** After absent: the pristine host and the kept Runtime image. */
   left?: HostSnapshot;
@@ -43,25 +41,19 @@ const outputs: string[] = [];
 const processHits: string[] = [];
 
 async function boot(name: string, dir: string): Promise<Member> {
-  const host = await bootHost();
-  const core = await startCoreInHost(host, ['--release-dir', dir]);
-  await ansible.admit(host);
-  const pristine = await host.snapshot();
-  return { name, host, core, pristine, installationId: '', sha: '' };
+  const pair = await bootWithCore(['--release-dir', dir]);
+  await ansible.admit(pair.host);
+  const pristine = await pair.host.snapshot();
+  return { name, ...pair, pristine, installationId: '', sha: '' };
 }
 
 /** A fresh enrollment token for each member (a bad one where asked), into the inventory. */
 async function enroll(bad: Set<string> = new Set()): Promise<void> {
   const fleet: FleetHost[] = [];
   for (const m of members) {
-    const issued = (await m.core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
-      .body as {
-      token: string;
-      command: string;
-    };
-    const line = fromLine(issued.command);
-    m.installationId = line.installationId;
-    m.sha = line.sha;
+    const issued = await issueToken(m.core);
+    m.installationId = issued.installationId;
+    m.sha = issued.sha;
     const token = bad.has(m.name)
       ? `Bad-${issued.token.slice(4).split('').reverse().join('')}`
       : issued.token;
@@ -142,10 +134,8 @@ function failedPerHost(run: PlaybookRun): Record<string, number> {
 }
 
 async function readyNodes(core: CoreInHost): Promise<Array<{ node_id: string; ready: boolean }>> {
-  const listed = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
-    nodes: Array<{ node_id: string; connected: boolean; provider_ready: boolean }>;
-  };
-  return listed.nodes.map((n) => ({ node_id: n.node_id, ready: n.connected && n.provider_ready }));
+  const listed = await listNodes(core);
+  return listed.map((n) => ({ node_id: n.node_id, ready: n.connected && n.provider_ready }));
 }
 
 function onlyKeptImages(before: HostSnapshot, now: HostSnapshot): string[] {
@@ -160,7 +150,7 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all(members.map(async (m) => (await m.core.stop(), await m.host.stop())));
+  await Promise.all(members.map((m) => m.stop()));
   await ansible?.remove();
 });
 
@@ -193,10 +183,7 @@ test('FLEET-01 FLEET-02 a rerun and check mode report changed=0 on every host', 
 test('FLEET-01 state absent returns every host to its snapshot; a rerun of absent changes nothing', async () => {
   for (const m of members.filter((x) => x.name !== 'm3')) {
     const [node] = await readyNodes(m.core);
-    assert.equal(
-      (await m.core.coreApi('DELETE', `/core/v1/sandbox/nodes/${node?.node_id}`)).status,
-      204,
-    );
+    await removeNodeInCore(m.core, `${node?.node_id}`);
   }
   const absent = await play(['-e', 'oac_node_state=absent']);
   assert.equal(absent.status, 0, absent.output);

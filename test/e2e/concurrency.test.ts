@@ -5,33 +5,29 @@
 // each says whether it changed anything. Throughout, a sampler in the host copies the journal
 // every time it changes: every copy parses (writes are whole-file renames, never torn).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { bootHost, type E2eHost, type ExecResult } from './harness/host.ts';
+import { before, test } from 'node:test';
+import { listNodes } from './harness/core-nodes.ts';
+import { hostWithCore } from './harness/core-pair.ts';
+import { issueToken } from './harness/enroll.ts';
+import { type ExecResult } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { fromLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 
 const release = testRelease();
 const RUNS = 5;
+// A line that arrives while another holds the bootstrap folder (it checks or unpacks the kept
+// installer) says first that it waits for it (the line's own flock, BOOT-03): under load, often.
 const BUSY =
-  /^oac-node: Another oac-node installer or uninstaller is running on this host \(PID \d+\)\n {2}hint: Wait for it to finish, then run the command again\.\n$/;
-let host: E2eHost;
-let core: CoreInHost;
+  /^(oac-node: waiting for another oac-node command that is using \/root\/\.oac\/node-bootstrap\n)?oac-node: Another oac-node installer or uninstaller is running on this host \(PID \d+\)\n {2}hint: Wait for it to finish, then run the command again\.\n$/;
+const pair = hostWithCore(async () => ['--release-dir', await release.dir()]);
 
-before(async () => {
-  host = await bootHost();
-  core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
-});
-after(async () => {
-  await core?.stop();
-  await host?.stop();
-});
+before(() => pair.boot());
 
 /** Copies the installation's journal into /tmp/journal-samples each time its content changes,
  *  until /tmp/journal-samples.stop exists; resolves to the copies' contents. */
 async function sampleJournal(installationId: string, during: () => Promise<void>) {
+  const { host } = pair;
   const journal = layout(parseInstallationId(installationId)).journal;
   await host.shOk('rm -rf /tmp/journal-samples* && mkdir /tmp/journal-samples');
   const sampler = host.sh(
@@ -69,20 +65,14 @@ function classify(runs: ExecResult[]): { ok: ExecResult[]; busy: ExecResult[] } 
   const busy = runs.filter((r) => r.status !== 0);
   for (const r of busy) {
     assert.equal(r.status, 1, `${r.stdout}\n${r.stderr}`);
-    assert.match(r.stderr, BUSY, 'one line and its hint, nothing else');
+    assert.match(r.stderr, BUSY, "one line and its hint, nothing else (but the line's wait)");
   }
   return { ok, busy };
 }
 
-async function listedNodes(): Promise<string[]> {
-  const r = await core.coreApi('GET', '/core/v1/sandbox/nodes');
-  return (r.body as { nodes: Array<{ node_id: string }> }).nodes.map((n) => n.node_id);
-}
-
 test('SEC-05 HOST-05 five pasted lines at once: one node, the others wait then find it done or stop with installer_busy; five --json reruns at once change nothing; the journal is never torn', async () => {
-  const { command } = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
-    .body as { command: string };
-  const { installationId, uninstall } = fromLine(command);
+  const { host, core } = pair;
+  const { command, installationId, uninstall } = await issueToken(core);
 
   let lines: ExecResult[] = [];
   const first = await sampleJournal(installationId, async () => {
@@ -101,7 +91,7 @@ test('SEC-05 HOST-05 five pasted lines at once: one node, the others wait then f
   );
   for (const r of round1.ok.filter((r) => !/^ {2}created +user oac-node\b/m.test(r.stdout)))
     assert.match(r.stdout, /^ {2}unchanged +user oac-node$/m, 'a waiter found the account made');
-  assert.equal((await listedNodes()).length, 1, 'Core lists one node');
+  assert.equal((await listNodes(core)).length, 1, 'Core lists one node');
   assertWholeJournals(first, installationId);
   console.log(
     `pasted lines: ${round1.ok.length} succeeded, ${round1.busy.length} busy; ${first.length} journal versions sampled, all whole`,
@@ -125,7 +115,7 @@ test('SEC-05 HOST-05 five pasted lines at once: one node, the others wait then f
     assert.equal(summary.changed, false, 'a rerun changes nothing');
   }
   assert.deepEqual(diffSnapshots(installed, await host.snapshot()), [], 'the host is as installed');
-  assert.equal((await listedNodes()).length, 1);
+  assert.equal((await listNodes(core)).length, 1);
   assertWholeJournals(second.length > 0 ? second : first, installationId);
   console.log(`--json reruns: ${round2.ok.length} unchanged, ${round2.busy.length} busy`);
 });

@@ -26,17 +26,16 @@
 // union of both tiers' points covers every label of the real traces (each written once: the
 // hook kills at the first write of a label), and prints which points run where.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { bootHost, type E2eHost } from './harness/host.ts';
+import { before, test } from 'node:test';
+import { removeNodesInCore } from './harness/core-nodes.ts';
+import { hostWithCore } from './harness/core-pair.ts';
+import { installByLine, issueToken } from './harness/enroll.ts';
 import { diffSnapshots, type HostSnapshot } from './harness/snapshot.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { installByLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
 import { rootHalfPoints, traceLabels } from '../helpers/crash-points.ts';
 
 const release = testRelease();
-let host: E2eHost;
-let core: CoreInHost;
+const pair = hostWithCore(async () => ['--release-dir', await release.dir()]);
 let installer: string[]; // the installer the line kept, NODE_OPTIONS cleared
 let uninstall: string[];
 let installArgs: string[];
@@ -53,8 +52,7 @@ let hostTier: { install: string[]; uninstall: string[] };
 const TRACE = '/root/journal-trace';
 
 before(async () => {
-  host = await bootHost();
-  core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
+  const { host, core } = await pair.boot();
   hostTier = await rootHalfPoints();
   const first = await installByLine(host, core);
   uninstall = first.uninstall;
@@ -72,25 +70,9 @@ before(async () => {
   real.install = await traced('install', `${await token()}\n`);
   await uninstallToBaseline('after the traced install');
 });
-after(async () => {
-  await core?.stop();
-  await host?.stop();
-});
 
-async function token(): Promise<string> {
-  const r = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-  return (r.body as { token: string }).token;
-}
-
-async function removeListedNodes(): Promise<void> {
-  const r = await core.coreApi('GET', '/core/v1/sandbox/nodes');
-  for (const node of (r.body as { nodes: Array<{ node_id: string }> }).nodes) {
-    assert.equal(
-      (await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${node.node_id}`)).status,
-      204,
-    );
-  }
-}
+const token = async (): Promise<string> => (await issueToken(pair.core)).token;
+const removeListedNodes = () => removeNodesInCore(pair.core);
 
 /** The kept installer as root, NODE_OPTIONS cleared, with `env` (VAR=value) before it. */
 function installerArgv(args: string[], env: string[] = []): string[] {
@@ -110,17 +92,17 @@ async function traced(what: 'install' | 'uninstall', stdin?: string): Promise<st
   const argv = what === 'install' ? installerArgv(installArgs, trace) : uninstallArgv(trace);
   // The trace on descriptor 3, opened by the host's shell (the hook takes no path).
   const withTrace = ['sh', '-c', `exec "$@" 3>>${TRACE}`, 'sh', ...argv];
-  const run = await host.exec(withTrace, { stdin, timeoutMs: 300_000 });
+  const run = await pair.host.exec(withTrace, { stdin, timeoutMs: 300_000 });
   assert.equal(run.status, 0, `traced ${what}\n${run.stdout}\n${run.stderr}`);
-  const labels = traceLabels(await host.shOk(`cat ${TRACE}`));
-  await host.shOk(`rm -f ${TRACE}`);
+  const labels = traceLabels(await pair.host.shOk(`cat ${TRACE}`));
+  await pair.host.shOk(`rm -f ${TRACE}`);
   return labels;
 }
 
 /** The installer as root with the token on stdin, killed at `point` when it is given. */
 function runInstaller(args: string[], stdin: string, point?: string) {
   const env = point === undefined ? [] : [`OAC_NODE_TEST_KILL_AT=${point}`];
-  return host.exec(installerArgv(args, env), { stdin, timeoutMs: 300_000 });
+  return pair.host.exec(installerArgv(args, env), { stdin, timeoutMs: 300_000 });
 }
 
 /** The key a label names (`record:account:oac-node`: `account:oac-node`), if any. */
@@ -193,13 +175,12 @@ function shape(s: HostSnapshot): HostSnapshot {
 const killedBySignal = (status: number | null): boolean => status === null || status === 137;
 
 async function uninstallToBaseline(why: string): Promise<void> {
-  let run = await host.exec(uninstall);
-  if (run.status !== 0 && /Core still lists this node/.test(run.stderr)) {
-    await removeListedNodes();
-    run = await host.exec(uninstall);
-  }
+  // Core removes the node first (when one registered): the uninstaller would otherwise start
+  // once only to hear that Core still lists it (UNI-01, tested in uninstall.test.ts).
+  await removeListedNodes();
+  const run = await pair.host.exec(uninstall);
   assert.equal(run.status, 0, `${why}: uninstall\n${run.stdout}\n${run.stderr}`);
-  assert.deepEqual(diffSnapshots(baseline, await host.snapshot()), [], `${why}: uninstall`);
+  assert.deepEqual(diffSnapshots(baseline, await pair.host.snapshot()), [], `${why}: uninstall`);
 }
 
 test('RERUN-03 RERUN-04 UNI-06 HOST-05 install killed at every journal point only a real host shows: a rerun converges to a clean install, an uninstall to the host before', async () => {
@@ -212,7 +193,7 @@ test('RERUN-03 RERUN-04 UNI-06 HOST-05 install killed at every journal point onl
     const rerun = await runInstaller(installArgs, `${await token()}\n`);
     assert.equal(rerun.status, 0, `${point}: rerun\n${rerun.stdout}\n${rerun.stderr}`);
     assert.deepEqual(
-      diffSnapshots(shape(clean), shape(await host.snapshot())),
+      diffSnapshots(shape(clean), shape(await pair.host.snapshot())),
       [],
       `${point}: the rerun converged to a clean install`,
     );
@@ -232,7 +213,7 @@ test('UNI-06 uninstall killed at every journal point only a real host shows: a r
     const installed = await runInstaller(installArgs, `${await token()}\n`);
     assert.equal(installed.status, 0, `${installed.stdout}\n${installed.stderr}`);
     await removeListedNodes();
-    const killed = await host.exec(uninstallArgv([`OAC_NODE_TEST_KILL_AT=${point}`]));
+    const killed = await pair.host.exec(uninstallArgv([`OAC_NODE_TEST_KILL_AT=${point}`]));
     assert.ok(killedBySignal(killed.status), `${point}: ${killed.stdout}\n${killed.stderr}`);
     await uninstallToBaseline(`uninstall killed ${point}, then rerun`);
   }

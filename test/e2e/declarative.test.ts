@@ -7,24 +7,13 @@
 //           restarts it exactly once; a rerun that re-adds the provider group restarts it too.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { removeNodesInCore, untilNodeStopped } from './harness/core-nodes.ts';
+import { withHostAndCore } from './harness/core-pair.ts';
+import { installByLine, issueToken } from './harness/enroll.ts';
 import type { E2eHost } from './harness/host.ts';
-import { fromLine, installByLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
-import { withHostAndCore } from './helpers/with-host.ts';
-import type { CoreInHost } from './helpers/core-in-host.ts';
 
 const release = testRelease();
-
-async function removeInCore(core: CoreInHost): Promise<void> {
-  const nodes = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
-    nodes: Array<{ node_id: string }>;
-  };
-  for (const node of nodes.nodes)
-    assert.equal(
-      (await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${node.node_id}`)).status,
-      204,
-    );
-}
 
 /** How often systemd started the unit: one `Started` line in its journal per start. */
 async function starts(host: E2eHost, unit: string): Promise<number> {
@@ -34,9 +23,7 @@ async function starts(host: E2eHost, unit: string): Promise<number> {
 
 test('DECL-02 DECL-04 a network that was there before is adopted and survives uninstall; afterwards systemd holds no unit of ours and its state is as before', async () => {
   await withHostAndCore(['--release-dir', await release.dir()], async (host, core) => {
-    const { command } = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
-      .body as { command: string };
-    const { installationId: id, uninstall } = fromLine(command);
+    const { command, installationId: id, uninstall } = await issueToken(core);
     const stateBefore = (await host.exec(['systemctl', 'is-system-running'])).stdout.trim();
     await host.shOk(`docker network create oac-node-${id} >/dev/null`);
 
@@ -48,11 +35,9 @@ test('DECL-02 DECL-04 a network that was there before is adopted and survives un
     assert.equal(journal.resources.network?.ownership, 'adopted', 'found, not created');
     assert.equal(journal.resources.state?.ownership, 'owned');
 
-    await removeInCore(core);
+    await removeNodesInCore(core);
     // The node learns of its removal and stops for good (exit 78): its unit is now failed.
-    await host.shOk(
-      `for i in $(seq 100); do systemctl is-active --quiet oac-node-${id}.service || exit 0; sleep 0.1; done; exit 1`,
-    );
+    await untilNodeStopped(host, id);
     const removed = await host.exec(uninstall);
     assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
     assert.match(

@@ -5,24 +5,14 @@
 // is asked: test/host/refusals.test.ts, issue #28 item 3.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { listNodes } from './harness/core-nodes.ts';
+import { withHostAndCore, type CoreInHost } from './harness/core-pair.ts';
+import { issueToken } from './harness/enroll.ts';
 import { type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
-import { type CoreInHost } from './helpers/core-in-host.ts';
 import { testRelease } from './helpers/release.ts';
-import { withHostAndCore } from './helpers/with-host.ts';
 
 const release = testRelease();
-
-interface Node {
-  node_id: string;
-  connected: boolean;
-  provider_ready: boolean;
-  managed: boolean | null;
-}
-
-async function nodes(core: CoreInHost): Promise<Node[]> {
-  return ((await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as { nodes: Node[] }).nodes;
-}
 
 const withHost = (fn: (host: E2eHost, core: CoreInHost) => Promise<void>) =>
   release.dir().then((dir) => withHostAndCore(['--release-dir', dir], fn));
@@ -43,8 +33,7 @@ async function installWithSampling(host: E2eHost, command: string, token: string
 
 test('BOOT/HOST/ENR issue #4: the generated line, run as root, makes a connected and ready node; a rerun changes nothing', async () => {
   await withHost(async (host, core) => {
-    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-    const { token, command } = issued.body as { token: string; command: string };
+    const { token, command, installationId } = await issueToken(core);
     assert.ok(command.startsWith(' ('), 'BOOT-01 the line starts with a space');
 
     const { run, hits } = await installWithSampling(host, command, token);
@@ -57,7 +46,7 @@ test('BOOT/HOST/ENR issue #4: the generated line, run as root, makes a connected
     // The guide (l.101): in a root shell, the commands it prints omit sudo.
     assert.match(run.stdout, /^Logs: journalctl -u oac-node-\S+\.service$/m);
 
-    const listed = await nodes(core);
+    const listed = await listNodes(core);
     assert.equal(listed.length, 1);
     assert.deepEqual(
       { c: listed[0]?.connected, r: listed[0]?.provider_ready, m: listed[0]?.managed },
@@ -70,7 +59,6 @@ test('BOOT/HOST/ENR issue #4: the generated line, run as root, makes a connected
       /^oac-node:x:65532:\d+::\/var\/lib\/oac-node:\/usr\/sbin\/nologin$/m,
     );
     assert.match(await host.shOk('id -nG oac-node'), /\bdocker\b/);
-    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
     const unit = `oac-node-${installationId}.service`;
     assert.equal(
       (await host.shOk(`systemctl is-enabled ${unit}; systemctl is-active ${unit}`)).trim(),
@@ -103,20 +91,19 @@ test('BOOT/HOST/ENR issue #4: the generated line, run as root, makes a connected
     assert.equal(rerun.status, 0, `${rerun.stdout}\n${rerun.stderr}`);
     assert.doesNotMatch(rerun.stdout, /\b(created|updated|replaced|removed)\b/, rerun.stdout);
     assert.deepEqual(diffSnapshots(before, await host.snapshot()), []);
-    assert.equal((await nodes(core)).length, 1);
+    assert.equal((await listNodes(core)).length, 1);
   });
 });
 
 test("BOOT-04/BOOT-05/SEC-07 run by a sudo-capable user: sudo executes env -i and keeps no variable; the token not in sudo's log", async () => {
   await withHost(async (host, core) => {
-    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-    const { token, command } = issued.body as { token: string; command: string };
+    const { token, command } = await issueToken(core);
     const { run, hits } = await installWithSampling(host, command, token, 'operator');
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     assert.equal(hits, 0, 'the token was in no process argument or environment');
     // The line ran through sudo: the commands it prints say sudo, as the operator types them.
     assert.match(run.stdout, /^Logs: sudo journalctl -u oac-node-\S+\.service$/m);
-    const listed = await nodes(core);
+    const listed = await listNodes(core);
     assert.deepEqual(
       { c: listed[0]?.connected, r: listed[0]?.provider_ready },
       { c: true, r: true },
@@ -140,9 +127,7 @@ test("BOOT-04/BOOT-05/SEC-07 run by a sudo-capable user: sudo executes env -i an
 
 test('issue #4 FLEET-02 --dry-run prints the plan and changes nothing (exit 2, then 0 once installed); --json prints NDJSON events from a start event to the summary', async () => {
   await withHost(async (host, core) => {
-    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-    const { token, command } = issued.body as { token: string; command: string };
-    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
+    const { token, command, installationId } = await issueToken(core);
     await host.shOk(
       `install -d -m 0700 /opt/bin && curl -fsS ${core.coreUrl}/node-install/oac-node.gz | gzip -d > /opt/bin/oac-node && chmod 0700 /opt/bin/oac-node`,
     );
@@ -218,9 +203,7 @@ test('issue #4 FLEET-02 --dry-run prints the plan and changes nothing (exit 2, t
 
 test('HOST-06 a rerun with a proxy writes the root-only env file and restarts the service; one without removes it', async () => {
   await withHost(async (host, core) => {
-    const { command } = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
-      .body as { command: string };
-    const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
+    const { command, installationId } = await issueToken(core);
     const unit = `oac-node-${installationId}.service`;
     const envFile = `/etc/oac-node/${installationId}.env`;
     const first = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
@@ -265,8 +248,7 @@ test('HOST-06 a rerun with a proxy writes the root-only env file and restarts th
     assert.equal(without.status, 0, `${without.stdout}\n${without.stderr}`);
     assert.match(without.stdout, /removed +\/etc\/oac-node\/\S+\.env/);
     assert.equal((await host.sh(`test -e ${envFile}`)).status, 1);
-    const listed = ((await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as { nodes: Node[] })
-      .nodes;
+    const listed = await listNodes(core);
     assert.deepEqual(
       { c: listed[0]?.connected, r: listed[0]?.provider_ready },
       { c: true, r: true },

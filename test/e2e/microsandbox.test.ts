@@ -9,10 +9,11 @@
 // as a KVM host's udev would: this machine's /dev/kvm is never touched.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bootHost, type E2eHost } from './harness/host.ts';
+import { listNodes, removeNodeInCore } from './harness/core-nodes.ts';
+import { addKvmDevice, withHostAndCore, type CoreInHost } from './harness/core-pair.ts';
+import { fromLine, issueToken } from './harness/enroll.ts';
+import { type E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { fromLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
 import { noKvm } from '../helpers/kvm.ts';
 
@@ -20,47 +21,25 @@ const STORE = '/var/lib/oac-node/.oac/m';
 const SHARED = '/srv/oac-checkpoints';
 const release = testRelease();
 
-interface Node {
-  node_id: string;
-  connected: boolean;
-  provider_ready: boolean;
-  readiness_code: string | null;
-}
-
-async function nodes(core: CoreInHost): Promise<Node[]> {
-  return ((await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as { nodes: Node[] }).nodes;
-}
-
-async function kvmHost(): Promise<E2eHost> {
-  const host = await bootHost();
-  await host.shOk('groupadd --system kvm && mknod -m 0660 /dev/kvm c 10 232 && chgrp kvm /dev/kvm');
-  return host;
-}
-
-async function microsandboxCore(host: E2eHost): Promise<CoreInHost> {
-  const args = ['--release-dir', await release.dir(), '--provider', 'microsandbox'];
-  return startCoreInHost(host, args);
-}
+/** A KVM host (its own /dev/kvm) and a microsandbox Core, for one test. */
+const withKvmHost = (fn: (host: E2eHost, core: CoreInHost) => Promise<void>) => {
+  const args = async () => ['--release-dir', await release.dir(), '--provider', 'microsandbox'];
+  return withHostAndCore(args, { prepare: addKvmDevice }, fn);
+};
 
 /** The line from Core, edited as the guide says for a shared store, pasted into sh. */
 async function runLine(host: E2eHost, core: CoreInHost, extra = '') {
-  const { command } = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
-    .body as { command: string };
+  const { command } = await issueToken(core);
   const line = command.replace(/(--installation-id '[^']+')/, `$1${extra}`);
   const run = await host.exec(['sh'], { stdin: `${line}\n`, timeoutMs: 600_000 });
   return { line, run, ...fromLine(command) };
 }
 
-const removeInCore = async (core: CoreInHost, nodeId: string) =>
-  assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
-
 test(
   'PRE-05 HOST-02 HOST-04 UNI-05 microsandbox: a ready node in the kvm group only; rerun unchanged; uninstall leaves the host as it was',
   { skip: noKvm },
   async () => {
-    const host = await kvmHost();
-    const core = await microsandboxCore(host);
-    try {
+    await withKvmHost(async (host, core) => {
       // PRE-05: a /dev/kvm only root can open is refused before anything changes.
       await host.shOk('chmod 0600 /dev/kvm');
       const closed = await host.snapshot();
@@ -80,7 +59,7 @@ test(
           ? ''
           : (await host.sh('journalctl -u "oac-node-*" --no-pager | tail -40')).stdout;
       assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}\n${logs}`);
-      const [node] = await nodes(core);
+      const [node] = await listNodes(core);
       assert.deepEqual(
         { connected: node?.connected, ready: node?.provider_ready, code: node?.readiness_code },
         { connected: true, ready: true, code: null },
@@ -118,16 +97,13 @@ test(
       assert.deepEqual(diffSnapshots(installed, await host.snapshot()), []);
 
       // UNI-05: Core confirmed the removal: the store goes, then the account.
-      await removeInCore(core, node?.node_id ?? '');
+      await removeNodeInCore(core, node?.node_id ?? '');
       const removed = await host.exec(uninstall);
       assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
       assert.match(removed.stdout, new RegExp(`^ {2}removed +${STORE}$`, 'm'));
       assert.doesNotMatch(removed.stdout, /docker image rm/, 'no Docker image to name');
       assert.deepEqual(diffSnapshots(pristine, await host.snapshot()), [], 'the host as it was');
-    } finally {
-      await core.stop();
-      await host.stop();
-    }
+    });
   },
 );
 
@@ -135,10 +111,7 @@ test(
   'HOST-11 UNI-05 --checkpoint-root: refused until the store is private to oac-node; recorded; under --force the store and account stay, a rerun finishes',
   { skip: noKvm },
   async () => {
-    const host = await kvmHost();
-    const core = await microsandboxCore(host);
-    let coreStopped = false;
-    try {
+    await withKvmHost(async (host, core) => {
       await host.shOk(`mkdir -m 0755 -p ${SHARED} && chown 65532:65532 ${SHARED}`);
       const open = await host.snapshot();
       const refused = await runLine(host, core, ` --checkpoint-root ${SHARED}`);
@@ -177,7 +150,6 @@ test(
 
       // --force without Core: the store stays (microVMs may use it), and the account with it.
       await core.stop();
-      coreStopped = true;
       const forced = await host.exec([...uninstall, '--force']);
       assert.equal(forced.status, 0, `${forced.stdout}\n${forced.stderr}`);
       assert.match(forced.stdout, new RegExp(`sudo -u oac-node rm -rf ${STORE} `));
@@ -197,9 +169,6 @@ test(
       assert.equal(finished.status, 0, `${finished.stdout}\n${finished.stderr}`);
       assert.match(finished.stdout, /^ {2}removed +user oac-node$/m);
       assert.deepEqual(diffSnapshots(pristine, await host.snapshot()), [], 'the host as it was');
-    } finally {
-      if (!coreStopped) await core.stop();
-      await host.stop();
-    }
+    });
   },
 );

@@ -4,9 +4,9 @@
 // ends its wait with that line, naming the WebSocket's address and the node's log (OPS-02).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fromLine } from './helpers/install-line.ts';
+import { withHostAndCore } from './harness/core-pair.ts';
+import { issueToken } from './harness/enroll.ts';
 import { testRelease } from './helpers/release.ts';
-import { withHostAndCore } from './helpers/with-host.ts';
 
 const release = testRelease();
 
@@ -17,9 +17,7 @@ test('OPS-02 ENR-04 registered but never connected: the hint names the WebSocket
       fault: { kind: 'lose_response' },
     });
     assert.equal(armed.status, 204, JSON.stringify(armed.body));
-    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-    const { command, token } = issued.body as { command: string; token: string };
-    const { installationId } = fromLine(command);
+    const { command, token, installationId } = await issueToken(core);
     // The installer the line downloads, run by hand for a short --timeout.
     const url = /'(http:\/\/[^']+\/node-install\/oac-node\.gz)'/.exec(command)?.[1] ?? '';
     await host.shOk(`curl -sSf '${url}' | gzip -d >/root/oac-node && chmod 0700 /root/oac-node`);

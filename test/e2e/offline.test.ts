@@ -14,10 +14,10 @@ import { renderInstallCommand } from '../../installer/one-liner.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import { startCore } from '../helpers/core.ts';
 import { buildRelease } from '../../fixtures/release/build.ts';
-import { bootHost } from './harness/host.ts';
+import { listNodes } from './harness/core-nodes.ts';
+import { bootWithCore, type CoreInHost } from './harness/core-pair.ts';
+import { issueToken } from './harness/enroll.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { fromLine } from './helpers/install-line.ts';
 import { removeAndUninstall } from './helpers/remove-node.ts';
 import { testRelease } from './helpers/release.ts';
 
@@ -97,10 +97,11 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
   bytes[at] = (bytes[at] ?? 0) ^ 0xff;
   writeFileSync(join(work, 'damaged.bundle'), bytes);
 
-  const host = await bootHost({ binds: [{ source: work, target: '/opt/bundles' }] });
-  let core: CoreInHost | undefined;
+  const { host, core, stop } = await bootWithCore(
+    ['--release-dir', dir, '--extra-release-dir', nextDir],
+    { binds: [{ source: work, target: '/opt/bundles' }] },
+  );
   try {
-    core = await startCoreInHost(host, ['--release-dir', dir, '--extra-release-dir', nextDir]);
     // No console file and no release file can be had: every one answers 503.
     for (const target of [
       'manifest.json',
@@ -118,14 +119,11 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
         ).status,
         204,
       );
-    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-    const { token, command } = issued.body as { token: string; command: string };
-    const { installationId, uninstall } = fromLine(command);
-    const installerSha256 = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
+    const { token, installationId, uninstall, sha: installerSha256 } = await issueToken(core);
     const lineFor = (bundle: string) =>
       renderInstallCommand({
-        consoleUrl: core?.coreUrl ?? '',
-        coreUrl: core?.coreUrl ?? '',
+        consoleUrl: core.coreUrl,
+        coreUrl: core.coreUrl,
         installationId,
         installerSha256,
         token,
@@ -161,11 +159,9 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
         ? ''
         : (await host.sh('journalctl -u "oac-node-*" --no-pager | tail -40')).stdout;
     assert.equal(installed.status, 0, `${installed.stdout}\n${installed.stderr}\n${logs}`);
-    const nodes = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
-      nodes: Array<{ node_id: string; connected: boolean; provider_ready: boolean }>;
-    };
+    const nodes = await listNodes(core);
     assert.deepEqual(
-      nodes.nodes.map((n) => [n.connected, n.provider_ready]),
+      nodes.map((n) => [n.connected, n.provider_ready]),
       [[true, true]],
     );
     const fileRequests = (await apiAndFileRequests(core)).filter(
@@ -230,11 +226,9 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
     );
     const staged = await host.exec(stageArgs, { stdin: '', timeoutMs: 600_000 });
     assert.equal(staged.status, 0, `${staged.stdout}\n${staged.stderr}`);
-    const after = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
-      nodes: Array<{ generation: number; connected: boolean; provider_ready: boolean }>;
-    };
+    const after = await listNodes(core);
     assert.deepEqual(
-      after.nodes.map((n) => [n.generation, n.connected, n.provider_ready]),
+      after.map((n) => [n.generation, n.connected, n.provider_ready]),
       [[target, true, true]],
       'the node serves the new generation, ready',
     );
@@ -252,10 +246,9 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
       JSON.stringify(asked),
     );
 
-    const nodeId = nodes.nodes[0]?.node_id ?? '';
+    const nodeId = nodes[0]?.node_id ?? '';
     await removeAndUninstall(host, core, { nodeId, installationId, uninstall }, pristine);
   } finally {
-    await core?.stop();
-    await host.stop();
+    await stop();
   }
 });

@@ -9,13 +9,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { connect } from 'node:tls';
 import { pinOf } from '../../src/net/core-pin.ts';
+import { listNodes } from './harness/core-nodes.ts';
+import { withHostAndCore, type CoreInHost } from './harness/core-pair.ts';
+import { issueToken } from './harness/enroll.ts';
 import type { E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
-import type { CoreInHost } from './helpers/core-in-host.ts';
-import { fromLine } from './helpers/install-line.ts';
 import { removeAndUninstall } from './helpers/remove-node.ts';
 import { testRelease } from './helpers/release.ts';
-import { withHostAndCore } from './helpers/with-host.ts';
 
 const release = testRelease();
 
@@ -31,13 +31,6 @@ interface Logged {
 async function apiRequests(core: CoreInHost): Promise<Logged[]> {
   const log = (await core.coreApi('GET', '/__fixture/requests')).body as Logged[];
   return log.filter((r) => r.path.startsWith('/api/'));
-}
-
-async function nodes(core: CoreInHost) {
-  const body = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
-    nodes: Array<{ node_id: string; connected: boolean; provider_ready: boolean }>;
-  };
-  return body.nodes;
 }
 
 /** What status says of the pin and of Core. */
@@ -83,10 +76,8 @@ test('TRUST-01 issue #14 (a): a private-CA Core: the pinned line installs, rerun
     const trustBefore = await host.shOk(TRUST_STORE);
     const pristine = await host.snapshot();
 
-    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-    const { command } = issued.body as { command: string };
+    const { token, command, installationId, uninstall } = await issueToken(core);
     assert.equal(command.split(`--core-pin '${pin}'`).length, 2, 'the line carries the pin');
-    const { installationId, uninstall } = fromLine(command);
 
     // A wrong pin: the installer refuses before its first request to Core.
     const wrongPin = `sha256:${'0'.repeat(64)}`;
@@ -103,7 +94,7 @@ test('TRUST-01 issue #14 (a): a private-CA Core: the pinned line installs, rerun
     const installer = uninstall[3] ?? '';
     const unpinned = await host.exec(
       [installer, 'install', '--core-url', core.coreUrl, '--installation-id', installationId],
-      { stdin: `${(issued.body as { token: string }).token}\n` },
+      { stdin: `${token}\n` },
     );
     assert.equal(unpinned.status, 1, unpinned.stdout);
     assert.match(unpinned.stderr, /TLS|certificate/i);
@@ -116,7 +107,7 @@ test('TRUST-01 issue #14 (a): a private-CA Core: the pinned line installs, rerun
         ? ''
         : (await host.sh('journalctl -u "oac-node-*" --no-pager | tail -40')).stdout;
     assert.equal(installed.status, 0, `${installed.stdout}\n${installed.stderr}\n${logs}`);
-    const listed = await nodes(core);
+    const listed = await listNodes(core);
     assert.deepEqual(
       listed.map((n) => [n.connected, n.provider_ready]),
       [[true, true]],

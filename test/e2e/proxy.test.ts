@@ -13,32 +13,40 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { makeTestCertificate } from '../helpers/proxy.ts';
-import { bootHost, type E2eHost } from './harness/host.ts';
-import { spawnInHostNet, startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { fromLine } from './helpers/install-line.ts';
+import { listNodes, removeNodeInCore } from './harness/core-nodes.ts';
+import { hostWithCore } from './harness/core-pair.ts';
+import { issueToken } from './harness/enroll.ts';
+import { spawnInHostNet } from './helpers/core-in-host.ts';
 import { testRelease } from './helpers/release.ts';
 
 const PASSWORD = 's3cret-pass.e2e'; // tinyproxy's BasicAuth takes [-a-z0-9._] only
 const PROXY = `http://op:${PASSWORD}@127.0.0.1:3128`;
 const release = testRelease();
-let host: E2eHost;
-let core: CoreInHost;
 let terminator: ChildProcess | undefined;
 let certDir: string;
 
+// After hooks run in the order registered: the terminator ends before the Core and the host,
+// the certificate's directory goes after them.
+after(() => {
+  terminator?.kill('SIGTERM');
+});
+const pair = hostWithCore(async () => [
+  '--release-dir',
+  await release.dir(),
+  '--public-url',
+  'https://core.test',
+  '--console-public-url',
+  'https://core.test',
+  '--release-public-url',
+  'https://release.test:8443',
+]);
+after(() => {
+  if (certDir !== undefined) rmSync(certDir, { recursive: true, force: true });
+});
+
 before(async () => {
-  host = await bootHost();
+  const { host, core } = await pair.boot();
   const address = host.address;
-  core = await startCoreInHost(host, [
-    '--release-dir',
-    await release.dir(),
-    '--public-url',
-    'https://core.test',
-    '--console-public-url',
-    'https://core.test',
-    '--release-public-url',
-    'https://release.test:8443',
-  ]);
   const cert = await makeTestCertificate('core.test', ['release.test']);
   certDir = mkdtempSync(join(tmpdir(), 'oac-e2e-tls-'));
   writeFileSync(join(certDir, 'cert.pem'), cert.cert);
@@ -80,16 +88,10 @@ before(async () => {
     'systemd-run --unit=oac-e2e-proxy --quiet tinyproxy -d -c /etc/tinyproxy/e2e.conf && sleep 1 && systemctl is-active --quiet oac-e2e-proxy',
   );
 });
-after(async () => {
-  terminator?.kill('SIGTERM');
-  await core?.stop();
-  await host?.stop();
-  if (certDir !== undefined) rmSync(certDir, { recursive: true, force: true });
-});
 
 /** The TLS terminator in the host's network namespace (a process of this machine, by PID). */
 function startTerminator(...routes: string[]): Promise<ChildProcess> {
-  const child = spawnInHostNet(host, 'test/e2e/helpers/tls-terminator.ts', [
+  const child = spawnInHostNet(pair.host, 'test/e2e/helpers/tls-terminator.ts', [
     join(certDir, 'cert.pem'),
     join(certDir, 'key.pem'),
     ...routes,
@@ -106,17 +108,16 @@ function startTerminator(...routes: string[]): Promise<ChildProcess> {
   });
 }
 
-const proxyLog = () => host.shOk('cat /var/log/oac-e2e-proxy/tinyproxy.log');
+const proxyLog = () => pair.host.shOk('cat /var/log/oac-e2e-proxy/tinyproxy.log');
 
 test('DL-04 HOST-06 UNI-01 SEC-03 through tinyproxy only: install, rerun and uninstall succeed; the password shows nowhere', async () => {
+  const { host, core } = pair;
   // The firewall holds: without the proxy, core.test cannot be reached.
   const direct = await host.sh('curl -sS --max-time 5 https://core.test/node-install/SHA256SUMS');
   assert.notEqual(direct.status, 0, 'core.test is unreachable without the proxy');
 
-  const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-  const { command } = issued.body as { command: string };
+  const { command, installationId, uninstall } = await issueToken(core);
   assert.match(command, /'https:\/\/core\.test\/node-install\/oac-node\.gz'/);
-  const { installationId, uninstall } = fromLine(command);
   const withProxy = `export https_proxy='${PROXY}'\n${command}\n`;
 
   const install = await host.exec(['sh'], { stdin: withProxy, timeoutMs: 600_000 });
@@ -152,11 +153,8 @@ test('DL-04 HOST-06 UNI-01 SEC-03 through tinyproxy only: install, rerun and uni
 
   // Remove the node in Core, then uninstall with no proxy variable at all: it asks Core
   // through the saved settings (UNI-01), rather than saying Core is gone.
-  const listed = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
-    nodes: Array<{ node_id: string }>;
-  };
-  const nodeId = listed.nodes[0]?.node_id ?? '';
-  assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
+  const [listed] = await listNodes(core);
+  await removeNodeInCore(core, listed?.node_id ?? '');
   const before = (await proxyLog()).split('\n').length;
   const removed = await host.exec(uninstall, { stdin: '' });
   assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);

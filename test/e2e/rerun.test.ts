@@ -3,29 +3,24 @@
 // the records alone: it runs at the host tier (test/host/refusals.test.ts, issue #28 item 3); a
 // rerun while the node prepares a configuration change is in rollout.test.ts.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { bootHost, type E2eHost } from './harness/host.ts';
+import { before, test } from 'node:test';
+import { listNodes } from './harness/core-nodes.ts';
+import { hostWithCore } from './harness/core-pair.ts';
+import { fromLine, installByLine, issueToken } from './harness/enroll.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { fromLine, installByLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
 
 const release = testRelease();
-let host: E2eHost;
-let core: CoreInHost;
+const pair = hostWithCore(async () => ['--release-dir', await release.dir()]);
 let command: string;
 
 before(async () => {
-  host = await bootHost();
-  core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
+  const { host, core } = await pair.boot();
   command = (await installByLine(host, core)).command;
-});
-after(async () => {
-  await core?.stop();
-  await host?.stop();
 });
 
 async function refusedRerun(line: string, expected: RegExp): Promise<void> {
+  const { host } = pair;
   const before = await host.snapshot();
   const run = await host.exec(['sh'], { stdin: `${line}\n`, timeoutMs: 300_000 });
   assert.notEqual(run.status, 0, run.stdout);
@@ -37,15 +32,14 @@ async function refusedRerun(line: string, expected: RegExp): Promise<void> {
 // backup … rather than registering the host again over existing resources." A new command
 // must not register a second node silently while the records say this host registered one.
 test('RERUN-01 a lost node state with the records left: no new registration, one line naming the recovery; the restored state works again', async () => {
+  const { host, core } = pair;
   const { installationId, uninstall } = fromLine(command);
-  const nodes = async () =>
-    ((await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as { nodes: unknown[] }).nodes;
+  const nodes = () => listNodes(core);
   const registered = (await nodes()).length;
   const state = `/var/lib/oac-node/.oac/nodes/${installationId}`;
   await host.shOk(`systemctl stop oac-node-${installationId}.service && mv ${state} /root/lost`);
   try {
-    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-    const fresh = (issued.body as { command: string }).command;
+    const fresh = (await issueToken(core)).command;
     await refusedRerun(
       fresh,
       /^oac-node: This host registered node [0-9a-f-]{36}, but its node state \/var\/lib\/oac-node\/\.oac\/nodes\/\S+ is gone$\n {2}hint: A lost node state is a recovery incident/m,
@@ -69,6 +63,7 @@ test('RERUN-01 a lost node state with the records left: no new registration, one
 // NODE-04 and the guide's readiness table: artifacts_unavailable says "Rerun the node's command".
 // A damaged provider file is not one with other settings: the rerun writes back the approved one.
 test('NODE-04 a damaged provider file: the node reports artifacts_unavailable, and rerunning the command restores it', async () => {
+  const { host } = pair;
   const { installationId } = fromLine(command);
   const file = `/var/lib/oac-node/.oac/nodes/${installationId}/provider.json`;
   const approved = await host.shOk(`cat ${file}`);

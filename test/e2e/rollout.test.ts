@@ -19,18 +19,29 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildRelease } from '../../fixtures/release/build.ts';
 import { requireExecutable } from '../helpers/executable.ts';
-import { bootHost, type E2eHost } from './harness/host.ts';
+import { listNodes, type CoreNode } from './harness/core-nodes.ts';
+import {
+  addKvmDevice,
+  hostWithCore,
+  withHostAndCore,
+  type CoreInHost,
+} from './harness/core-pair.ts';
+import { installByLine } from './harness/enroll.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { installByLine } from './helpers/install-line.ts';
+import { waitInHost, waitUntil } from './harness/wait.ts';
 import { releaseFromDist } from './helpers/release.ts';
 import { noKvm } from '../helpers/kvm.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 
 let scratch: string;
 let nextRelease: { id: string; archive: string; reference: string };
-let host: E2eHost;
-let core: CoreInHost;
+// The Core serves release a and knows b; its arguments are read once the releases are built.
+const pair = hostWithCore(() => [
+  '--release-dir',
+  join(scratch, 'a'),
+  '--extra-release-dir',
+  join(scratch, 'b'),
+]);
 /** The node the first test installs; the two after it follow on from its state. */
 let installed: { unit: string; state: string } | undefined;
 
@@ -51,41 +62,21 @@ before(async () => {
     archive: join(scratch, 'b', image.name),
     reference: image.image.reference,
   };
-  host = await bootHost();
-  const args = ['--release-dir', join(scratch, 'a'), '--extra-release-dir', join(scratch, 'b')];
-  core = await startCoreInHost(host, args);
+  await pair.boot();
 });
-after(async () => {
-  await core?.stop();
-  await host?.stop();
+after(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-interface NodeView {
-  node_id: string;
-  connected: boolean;
-  provider_ready: boolean;
-  generation: number;
-  rollout: { state: string; diagnostic: string | null };
-}
-
-async function node(): Promise<NodeView> {
-  const r = await core.coreApi('GET', '/core/v1/sandbox/nodes');
-  const [first] = (r.body as { nodes: NodeView[] }).nodes;
+async function node(at: CoreInHost = pair.core): Promise<CoreNode> {
+  const [first] = await listNodes(at);
   assert.ok(first, 'Core lists the node');
   return first;
 }
 
-async function until(what: string, check: (n: NodeView) => boolean, ms = 120_000) {
-  const deadline = Date.now() + ms;
-  let last: NodeView | undefined;
-  while (Date.now() < deadline) {
-    last = await node();
-    if (check(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${what}: never; last seen ${JSON.stringify(last)}`);
-}
+/** Polls Core's node (at `at`) until `check` holds. */
+const until = (what: string, check: (n: CoreNode) => boolean, ms = 120_000, at?: CoreInHost) =>
+  waitUntil(what, () => node(at), { done: check, timeoutMs: ms, intervalMs: 250 });
 
 /** Core's configuration moves to `release`; returns the deployment from before. */
 async function targetRelease(
@@ -107,6 +98,7 @@ async function targetRelease(
  *  Docker so that the node downloads it again, in about `seconds`; returns once the node has
  *  opened the part file. */
 async function slowRollout(state: string, dir: 'a' | 'b', seconds: number) {
+  const { host, core } = pair;
   const manifest = JSON.parse(readFileSync(join(scratch, dir, 'manifest.json'), 'utf8')) as {
     release: string;
     files: Array<{ kind: string; name: string; size: number; image?: { reference: string } }>;
@@ -121,38 +113,41 @@ async function slowRollout(state: string, dir: 'a' | 'b', seconds: number) {
   // The part is opened as the transfer starts; its bytes are written a MiB at a time (these
   // images are about one), and whatever arrived is written when the transfer is stopped.
   const part = `${state}/files/${image.name}.part`;
-  await host.shOk(
-    `for i in $(seq 300); do [ -e ${part} ] && exit 0; sleep 0.2; done; echo no part file; exit 1`,
-  );
+  await waitInHost(host, `the part file ${part}`, `[ -e ${part} ]`, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
   return { image, deployment, part };
 }
 
 /** Waits until Core has sent at least `bytes` of `file` (its request log counts them as they
  *  go), rather than for a fixed time that a loaded machine may not match. */
-async function untilSent(file: string, bytes: number, ms = 120_000): Promise<number> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const log = (await core.coreApi('GET', '/__fixture/requests')).body as Array<{
+function untilSent(file: string, bytes: number, ms = 120_000): Promise<number> {
+  const sent = async () => {
+    const log = (await pair.core.coreApi('GET', '/__fixture/requests')).body as Array<{
       path: string;
       body_bytes: number;
     }>;
-    const sent = Math.max(
-      0,
-      ...log.filter((e) => e.path.endsWith(`/${file}`)).map((e) => e.body_bytes),
-    );
-    if (sent >= bytes) return sent;
-    assert.ok(Date.now() < deadline, `Core sent only ${sent} of ${bytes} bytes of ${file}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return Math.max(0, ...log.filter((e) => e.path.endsWith(`/${file}`)).map((e) => e.body_bytes));
+  };
+  return waitUntil(`Core to send ${bytes} bytes of ${file}`, sent, {
+    done: (n) => n >= bytes,
+    timeoutMs: ms,
+    intervalMs: 200,
+  });
 }
 
+/** A wait inside the host (one round trip): the unit's journal shows `pattern`. */
 async function nodeLog(unit: string, pattern: RegExp): Promise<void> {
-  await host.shOk(
-    `for i in $(seq 300); do journalctl -u ${unit} --no-pager | grep -q -E '${pattern.source}' && exit 0; sleep 0.2; done; exit 1`,
-  );
+  const grep = `journalctl -u ${unit} --no-pager | grep -q -E '${pattern.source}'`;
+  await waitInHost(pair.host, `${unit} to log ${pattern}`, grep, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
 }
 
 test('issue #6 a configuration change: preparing → failed while the file is missing or corrupt → ready once restored, serving the old generation meanwhile, without a restart', async () => {
+  const { host, core } = pair;
   const { command, installationId } = await installByLine(host, core);
   const { unitName: unit, stateDir: state } = layout(parseInstallationId(installationId));
   const pid = (await host.shOk(`systemctl show -p MainPID --value ${unit}`)).trim();
@@ -238,6 +233,7 @@ test('issue #6 OPS-03 systemctl stop during a rollout download: the service stop
   // Follows the test above: the node serves release b. Back to release a, whose image is removed
   // first so that the rollout must download it again, slowly.
   assert.ok(installed, 'the first test installed the node');
+  const { host, core } = pair;
   const { unit, state } = installed;
   const { image, deployment, part } = await slowRollout(state, 'a', 30);
   const target = deployment.generation + 1;
@@ -287,11 +283,11 @@ test('issue #6 a target that moves on while a preparation downloads is prepared 
   assert.ok(installed, 'the first test installed the node');
   const { unit, state } = installed;
   const { deployment } = await slowRollout(state, 'b', 20);
-  const second = await core.coreApi('PUT', '/core/v1/sandbox/specification', {
+  const second = await pair.core.coreApi('PUT', '/core/v1/sandbox/specification', {
     specification: deployment.specification,
   });
   assert.equal(second.status, 200);
-  await core.coreApi('DELETE', '/__fixture/faults');
+  await pair.core.coreApi('DELETE', '/__fixture/faults');
   const final = deployment.generation + 2;
   const ready = await until(
     `ready for generation ${final}`,
@@ -299,7 +295,7 @@ test('issue #6 a target that moves on while a preparation downloads is prepared 
     60_000,
   );
   assert.deepEqual({ c: ready.connected, r: ready.provider_ready }, { c: true, r: true });
-  const log = (await host.sh(`journalctl -u ${unit} --no-pager`)).stdout;
+  const log = (await pair.host.sh(`journalctl -u ${unit} --no-pager`)).stdout;
   const moved = deployment.generation + 1;
   assert.doesNotMatch(log, new RegExp(`Generation ${moved} is ready`), 'never switched to it');
   assert.match(
@@ -313,16 +309,12 @@ test(
   'issue #6 microsandbox: the new release prepared and verified as oac-node, then the old generation released once Core no longer needs it',
   { skip: noKvm },
   async () => {
-    const kvm = await bootHost();
     const args = [
       ...['--release-dir', join(scratch, 'a'), '--extra-release-dir', join(scratch, 'b')],
       ...['--provider', 'microsandbox'],
     ];
-    const ms = await startCoreInHost(kvm, args);
-    try {
-      await kvm.shOk(
-        'groupadd --system kvm && mknod -m 0660 /dev/kvm c 10 232 && chgrp kvm /dev/kvm',
-      );
+    await withHostAndCore(args, async (kvm, ms) => {
+      await addKvmDevice(kvm);
       const { installationId } = await installByLine(kvm, ms);
       const state = `/var/lib/oac-node/.oac/nodes/${installationId}`;
       const files = async () => (await kvm.shOk(`ls ${state}/files`)).trim().split('\n').sort();
@@ -331,23 +323,23 @@ test(
 
       const deployment = await targetRelease(ms, nextRelease.id);
       const target = deployment.generation + 1;
-      const deadline = Date.now() + 120_000;
-      let seen: NodeView | undefined;
-      while (Date.now() < deadline) {
-        const r = await ms.coreApi('GET', '/core/v1/sandbox/nodes');
-        seen = (r.body as { nodes: NodeView[] }).nodes[0];
-        if (seen?.rollout.state === 'ready' && seen.generation === target) break;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      assert.equal(seen?.generation, target, JSON.stringify(seen));
-      assert.equal(seen?.provider_ready, true, 'it opened /dev/kvm and checked the new files');
+      const ready = (n: CoreNode) => n.rollout.state === 'ready' && n.generation === target;
+      const seen = await until('ready', ready, 120_000, ms);
+      assert.equal(seen.generation, target, JSON.stringify(seen));
+      assert.equal(seen.provider_ready, true, 'it opened /dev/kvm and checked the new files');
 
       const unit = `oac-node-${installationId}.service`;
-      const released = await kvm.sh(
-        `for i in $(seq 100); do journalctl -u ${unit} --no-pager | grep -q 'Released generation ${deployment.generation}' && exit 0; sleep 0.2; done; exit 1`,
+      const released = `Released generation ${deployment.generation}`;
+      await waitInHost(
+        kvm,
+        `${unit} to log ${released}`,
+        `journalctl -u ${unit} --no-pager | grep -q '${released}'`,
+        {
+          timeoutMs: 20_000,
+          intervalMs: 200,
+          explain: `journalctl -u ${unit} --no-pager | tail -20`,
+        },
       );
-      const log = (await kvm.sh(`journalctl -u ${unit} --no-pager | tail -20`)).stdout;
-      assert.equal(released.status, 0, log);
       const after = await files();
       assert.equal(after.length, 3, `only the new release's three files stay: ${after.join(' ')}`);
       assert.ok(
@@ -363,9 +355,6 @@ test(
         (await kvm.shOk(`stat -c '%U' ${state}/files/*`)).trim(),
         'oac-node\noac-node\noac-node',
       );
-    } finally {
-      await ms.stop();
-      await kvm.stop();
-    }
+    });
   },
 );

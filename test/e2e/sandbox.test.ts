@@ -7,9 +7,10 @@
 // root-equivalent; a microsandbox install does not.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bootHost, type E2eHost } from './harness/host.ts';
-import { startCoreInHost, type CoreInHost } from './helpers/core-in-host.ts';
-import { fromLine } from './helpers/install-line.ts';
+import { listNodes } from './harness/core-nodes.ts';
+import { addKvmDevice, withHostAndCore, type CoreInHost } from './harness/core-pair.ts';
+import { issueToken } from './harness/enroll.ts';
+import { type E2eHost } from './harness/host.ts';
 import { testRelease } from './helpers/release.ts';
 import { noKvm } from '../helpers/kvm.ts';
 
@@ -42,15 +43,9 @@ const NO_PRIVILEGES = {
   CapAmb: '0000000000000000',
 };
 
-interface Node {
-  connected: boolean;
-  provider_ready: boolean;
-}
-
 /** Pastes Core's line into sh while sampling `_prepare`; the run, the samples, the unit. */
 async function installWatchingPrepare(host: E2eHost, core: CoreInHost) {
-  const { command } = (await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {}))
-    .body as { command: string };
+  const { command, installationId } = await issueToken(core);
   const sampler = host.sh(PREPARE_SAMPLER, { timeoutMs: 600_000 });
   const run = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 600_000 });
   await host.shOk('touch /root/done');
@@ -58,14 +53,13 @@ async function installWatchingPrepare(host: E2eHost, core: CoreInHost) {
   const logs =
     run.status === 0 ? '' : (await host.sh('journalctl -u "oac-node-*" --no-pager')).stdout;
   assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}\n${logs}`);
-  const nodes = ((await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as { nodes: Node[] })
-    .nodes;
+  const nodes = await listNodes(core);
   assert.deepEqual(
     nodes.map((n) => ({ connected: n.connected, ready: n.provider_ready })),
     [{ connected: true, ready: true }],
     'the sandboxed node reached Core and its provider',
   );
-  return { run, samples, unit: `oac-node-${fromLine(command).installationId}.service` };
+  return { run, samples, unit: `oac-node-${installationId}.service` };
 }
 
 async function assertSandboxed(host: E2eHost, unit: string, samples: string[]) {
@@ -106,10 +100,8 @@ async function assertSandboxed(host: E2eHost, unit: string, samples: string[]) {
 }
 
 test('SEC-08: a Docker node runs sandboxed (exposure ≤ 2.5) and ready; _prepare without privileges; the install says the docker group is root-equivalent', async () => {
-  const host = await bootHost();
-  let core: CoreInHost | undefined;
-  try {
-    core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
+  const args = async () => ['--release-dir', await release.dir()];
+  await withHostAndCore(args, async (host, core) => {
     const { run, samples, unit } = await installWatchingPrepare(host, core);
     const figure = await assertSandboxed(host, unit, samples);
     console.log(`SEC-08 docker: ${unit} exposure ${figure}; ${samples.length} _prepare samples`);
@@ -117,25 +109,16 @@ test('SEC-08: a Docker node runs sandboxed (exposure ≤ 2.5) and ready; _prepar
       run.stdout,
       /^Note: oac-node is in the docker group, which is root-equivalent on this host: /m,
     );
-  } finally {
-    await core?.stop();
-    await host.stop();
-  }
+  });
 });
 
 test(
   'SEC-08: a microsandbox node runs sandboxed (exposure ≤ 2.5) and opens /dev/kvm; _prepare without privileges; no docker-group note',
   { skip: noKvm },
   async () => {
-    const host = await bootHost();
-    let core: CoreInHost | undefined;
-    try {
-      // A KVM host's device node, as microsandbox.test.ts makes it (this machine's is untouched).
-      await host.shOk(
-        'groupadd --system kvm && mknod -m 0660 /dev/kvm c 10 232 && chgrp kvm /dev/kvm',
-      );
-      const args = ['--release-dir', await release.dir(), '--provider', 'microsandbox'];
-      core = await startCoreInHost(host, args);
+    const args = async () => ['--release-dir', await release.dir(), '--provider', 'microsandbox'];
+    // A KVM host's device node, made before the Core starts (this machine's is untouched).
+    await withHostAndCore(args, { prepare: addKvmDevice }, async (host, core) => {
       const { run, samples, unit } = await installWatchingPrepare(host, core);
       // systemd took the device list (this host's systemd does not enforce it: see the e2e docs).
       assert.match(
@@ -145,9 +128,6 @@ test(
       const figure = await assertSandboxed(host, unit, samples);
       console.log(`SEC-08 microsandbox: ${unit} exposure ${figure}; ${samples.length} samples`);
       assert.doesNotMatch(run.stdout, /docker group/);
-    } finally {
-      await core?.stop();
-      await host.stop();
-    }
+    });
   },
 );

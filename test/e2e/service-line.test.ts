@@ -4,16 +4,17 @@
 // `sh: 1: HOME: parameter not set or null`, status 2).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { listNodes } from './harness/core-nodes.ts';
+import { withHostAndCore } from './harness/core-pair.ts';
+import { issueToken } from './harness/enroll.ts';
 import { testRelease } from './helpers/release.ts';
-import { withHostAndCore } from './helpers/with-host.ts';
 
 const release = testRelease();
 
 test('issue #15 the line run by a system service without HOME installs a ready node', async () => {
   const dir = await release.dir();
   await withHostAndCore(['--release-dir', dir], async (host, core) => {
-    const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-    const { command } = issued.body as { command: string };
+    const { command, sha } = await issueToken(core);
     // The service's own environment: no HOME (systemd sets it only for a User=).
     const environ = await host.exec(['systemd-run', '--wait', '--pipe', '--quiet', 'env']);
     assert.doesNotMatch(environ.stdout, /^HOME=/m, 'a system service has no HOME');
@@ -22,13 +23,10 @@ test('issue #15 the line run by a system service without HOME installs a ready n
       timeoutMs: 600_000,
     });
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-    const sha = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
     await host.shOk(`test -x /root/.oac/node-bootstrap/${sha}`);
-    const nodes = (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
-      nodes: Array<{ connected: boolean; provider_ready: boolean }>;
-    };
+    const nodes = await listNodes(core);
     assert.deepEqual(
-      nodes.nodes.map((n) => [n.connected, n.provider_ready]),
+      nodes.map((n) => [n.connected, n.provider_ready]),
       [[true, true]],
     );
   });

@@ -4,9 +4,9 @@
 // removed in Core is reported as removed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bootHost } from './harness/host.ts';
-import { startCoreInHost } from './helpers/core-in-host.ts';
-import { installByLine } from './helpers/install-line.ts';
+import { removeNodeInCore } from './harness/core-nodes.ts';
+import { withHostAndCore } from './harness/core-pair.ts';
+import { installByLine } from './harness/enroll.ts';
 import { testRelease } from './helpers/release.ts';
 
 const release = testRelease();
@@ -18,9 +18,8 @@ interface Status {
 }
 
 test('issue #5 status: no drift after install; hand edits, a lost group and a swapped program reported until a rerun; Core removal reported', async () => {
-  const host = await bootHost();
-  const core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
-  try {
+  const args = async () => ['--release-dir', await release.dir()];
+  await withHostAndCore(args, async (host, core) => {
     const { command, installationId, uninstall } = await installByLine(host, core);
     const status = [...uninstall.slice(0, 4), 'status', '--installation-id', installationId];
     const json = async () => {
@@ -64,12 +63,9 @@ test('issue #5 status: no drift after install; hand edits, a lost group and a sw
 
     // Core removed the node: status says so.
     const nodeId = (await json()).body.core.node_id ?? '';
-    assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
+    await removeNodeInCore(core, nodeId);
     const removed = await json();
     assert.equal(removed.status, 1);
     assert.equal(removed.body.core.state, 'removed');
-  } finally {
-    await core.stop();
-    await host.stop();
-  }
+  });
 });

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { withHostAndCore, type CoreInHost } from './harness/core-pair.ts';
+import { issueToken } from './harness/enroll.ts';
 import type { E2eHost } from './harness/host.ts';
-import type { CoreInHost } from './helpers/core-in-host.ts';
-import { fromLine } from './helpers/install-line.ts';
+import { waitUntil } from './harness/wait.ts';
 import { testRelease } from './helpers/release.ts';
 import { openTerminal, type Terminal } from './helpers/terminal.ts';
-import { withHostAndCore } from './helpers/with-host.ts';
 
 const release = testRelease();
 
@@ -46,34 +46,16 @@ function onSlowLink(fn: (slow: Slow) => Promise<void>): Promise<void> {
       const fault = { kind: 'drip', bytes_per_minute: image.size };
       const armed = await core.coreApi('PUT', '/__fixture/faults', { target: image.name, fault });
       assert.equal(armed.status, 204);
-      const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
-      const { command } = issued.body as { command: string };
+      const { command, installationId } = await issueToken(core);
       await host.exec(['sh', '-c', 'umask 077 && cat > /root/line.sh'], { stdin: `${command}\n` });
       const terminal = openTerminal(host, 'bash /root/line.sh; echo "EXIT=$?"; sleep 3600');
       try {
-        const { installationId } = fromLine(command);
         await fn({ host, core, image, command, installationId, terminal });
       } finally {
         terminal.close();
       }
     }),
   );
-}
-
-/** Polls the screen until `done` holds (no fixed wait), or returns the last screen after
- *  `ms`: the assertions that follow then say what was missing. */
-async function untilScreen(
-  terminal: { screen(): string },
-  done: (screen: string) => boolean,
-  ms = 60_000,
-): Promise<string> {
-  const deadline = Date.now() + ms;
-  let screen = terminal.screen();
-  while (!done(screen) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    screen = terminal.screen();
-  }
-  return screen;
 }
 
 /** The bytes the screen says arrived of `file`, in MiB (0 if none yet). */
@@ -108,10 +90,11 @@ test('OPS-01 OPS-03 RERUN-04 a terminal shows the download moving; Ctrl-C stops 
     const first = await terminal.waitFor(/(KiB|MiB) of [\d.]+ (KiB|MiB)/);
     record('the download, as it starts', first);
     const before = arrived(first, image.name);
-    const later = await untilScreen(
-      terminal,
-      (screen) => arrived(screen, image.name) > before && /\/s, .* left/.test(screen),
-    );
+    const later = await waitUntil('more of the download, its rate and time left', terminal.screen, {
+      done: (screen) => arrived(screen, image.name) > before && /\/s, .* left/.test(screen),
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
     record('once more has arrived', later);
     const after = arrived(later, image.name);
     assert.ok(after > before, `the progress moves: ${before} MiB, then ${after} MiB\n${later}`);
@@ -132,12 +115,12 @@ test('OPS-03 a closed terminal (SIGHUP) stops the run the same way; the next run
     await slow.terminal.waitFor(/(KiB|MiB) of [\d.]+ (KiB|MiB)/);
     slow.terminal.close(); // the window goes: every process of the terminal gets SIGHUP
     // The installer stops between two steps (up to the node half's 30 s grace).
-    const deadline = Date.now() + 60_000;
     // `[n]`: the pattern must not match the shell that runs pgrep itself.
-    while ((await slow.host.sh("pgrep -f '[n]ode-bootstrap/'")).status === 0) {
-      assert.ok(Date.now() < deadline, 'the installer ended after its terminal closed');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    await waitUntil(
+      'the installer to end after its terminal closed',
+      () => slow.host.sh("pgrep -f '[n]ode-bootstrap/'"),
+      { done: (pgrep) => pgrep.status !== 0, timeoutMs: 60_000, intervalMs: 500 },
+    );
     await stoppedAndResumed(slow);
   });
 });

@@ -3,18 +3,17 @@
 // install, except the Runtime image, which it keeps and names.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bootHost } from './harness/host.ts';
+import { listNodes, removeNodeInCore, untilNodeStopped } from './harness/core-nodes.ts';
+import { withHostAndCore } from './harness/core-pair.ts';
+import { installByLine } from './harness/enroll.ts';
 import { beyondKeptImage, diffSnapshots } from './harness/snapshot.ts';
-import { startCoreInHost } from './helpers/core-in-host.ts';
-import { installByLine } from './helpers/install-line.ts';
 import { testRelease } from './helpers/release.ts';
 
 const release = testRelease();
+const coreArgs = async () => ['--release-dir', await release.dir()];
 
 test('UNI-01…06 uninstall: refused while Core lists the node; then the host equals its snapshot before install, the image kept', async () => {
-  const host = await bootHost();
-  const core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
-  try {
+  await withHostAndCore(coreArgs, async (host, core) => {
     const pristine = await host.snapshot();
     const { uninstall, installationId } = await installByLine(host, core);
 
@@ -24,18 +23,11 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
     assert.match(refused.stderr, /^oac-node: Core still lists this node$/m);
     assert.deepEqual(diffSnapshots(installed, await host.snapshot()), [], 'UNI-01 nothing changed');
 
-    const nodeId =
-      (
-        (await core.coreApi('GET', '/core/v1/sandbox/nodes')).body as {
-          nodes: Array<{ node_id: string }>;
-        }
-      ).nodes[0]?.node_id ?? '';
-    assert.equal((await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${nodeId}`)).status, 204);
+    const [node] = await listNodes(core);
+    await removeNodeInCore(core, node?.node_id ?? '');
 
     // The node learns of its removal and stops for good (exit 78), releasing its state lock.
-    await host.shOk(
-      `for i in $(seq 100); do systemctl is-active --quiet oac-node-${installationId}.service || [ -e /var/lib/oac-node/.oac/nodes/${installationId}/.lock ] || exit 0; sleep 0.1; done; exit 1`,
-    );
+    await untilNodeStopped(host, installationId, { lockReleased: true });
     const stopped = await host.snapshot();
     // issue #5 item 3: the plan, one line per resource, exit 2 because something would change.
     const plan = await host.exec([...uninstall, '--dry-run']);
@@ -66,21 +58,14 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
     assert.equal(nothing.status, 0, nothing.stdout);
     assert.match(nothing.stdout, /^Nothing would change\.$/m);
     assert.deepEqual(diffSnapshots(after, await host.snapshot()), []);
-  } finally {
-    await core.stop();
-    await host.stop();
-  }
+  });
 });
 
 test('UNI-01 Core gone: uninstall says to use --force and changes nothing; with --force it completes', async () => {
-  const host = await bootHost();
-  const core = await startCoreInHost(host, ['--release-dir', await release.dir()]);
-  let coreStopped = false;
-  try {
+  await withHostAndCore(coreArgs, async (host, core) => {
     const pristine = await host.snapshot();
     const { uninstall } = await installByLine(host, core);
     await core.stop();
-    coreStopped = true;
 
     const installed = await host.snapshot();
     const refused = await host.exec(uninstall);
@@ -96,8 +81,5 @@ test('UNI-01 Core gone: uninstall says to use --force and changes nothing; with 
     assert.equal(forced.status, 0, `${forced.stdout}\n${forced.stderr}`);
     const differences = diffSnapshots(pristine, await host.snapshot());
     assert.ok(beyondKeptImage(differences).length === 0, differences.join('\n'));
-  } finally {
-    if (!coreStopped) await core.stop();
-    await host.stop();
-  }
+  });
 });

@@ -16,6 +16,7 @@ export interface CoreInHost {
   /** With --tls: the pin of the Core's own CA (TRUST-01). */
   corePin?: string;
   coreApi(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** Ends the Core (SIGTERM) and waits for it. Idempotent: a test may stop it early. */
   stop(): Promise<void>;
 }
 
@@ -76,6 +77,7 @@ export async function startCoreInHost(host: E2eHost, args: string[]): Promise<Co
     printed.ca_pem === undefined
       ? undefined
       : new Agent({ connect: { ca: printed.ca_pem, checkServerIdentity: () => undefined } });
+  let stopped: Promise<void> | undefined;
   return {
     coreUrl: printed.core_url,
     outsideUrl,
@@ -94,10 +96,13 @@ export async function startCoreInHost(host: E2eHost, args: string[]): Promise<Co
       const text = await r.body.text();
       return { status: r.statusCode, body: text === '' ? null : (JSON.parse(text) as unknown) };
     },
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-      await dispatcher?.close();
+    stop() {
+      stopped ??= (async () => {
+        child.kill('SIGTERM');
+        await exited;
+        await dispatcher?.close();
+      })();
+      return stopped;
     },
   };
 }

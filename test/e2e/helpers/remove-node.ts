@@ -2,8 +2,8 @@
 // service stops for good, the uninstall command removes what the installer made, and the host is
 // back to its snapshot from before, the kept Runtime image(s) aside (UNI-01, UNI-04).
 import assert from 'node:assert/strict';
+import { removeNodeInCore, untilNodeStopped } from '../harness/core-nodes.ts';
 import type { E2eHost } from '../harness/host.ts';
-import { layout, parseInstallationId } from '../../../src/layout.ts';
 import { beyondKeptImage, diffSnapshots, type HostSnapshot } from '../harness/snapshot.ts';
 import type { CoreInHost } from './core-in-host.ts';
 
@@ -13,12 +13,8 @@ export async function removeAndUninstall(
   node: { nodeId: string; installationId: string; uninstall: string[] },
   pristine: HostSnapshot,
 ): Promise<void> {
-  const removal = await core.coreApi('DELETE', `/core/v1/sandbox/nodes/${node.nodeId}`);
-  assert.equal(removal.status, 204);
-  const { unitName } = layout(parseInstallationId(node.installationId));
-  await host.shOk(
-    `for i in $(seq 100); do systemctl is-active --quiet ${unitName} || exit 0; sleep 0.1; done; exit 1`,
-  );
+  await removeNodeInCore(core, node.nodeId);
+  await untilNodeStopped(host, node.installationId);
   const removed = await host.exec(node.uninstall);
   assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
   const differences = diffSnapshots(pristine, await host.snapshot());

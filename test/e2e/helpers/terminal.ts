@@ -4,6 +4,7 @@
 // Stopped with kill-server on that socket: nothing of another tmux is touched.
 import { execFileSync } from 'node:child_process';
 import type { E2eHost } from '../harness/host.ts';
+import { waitUntil } from '../harness/wait.ts';
 
 const ROOT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 let sessions = 0;
@@ -48,15 +49,12 @@ export function openTerminal(host: E2eHost, script: string): Terminal {
   return {
     screen,
     keys: (...keys) => void tmux('send-keys', ...keys),
-    async waitFor(pattern, timeoutMs = 120_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const now = screen();
-        if (pattern.test(now)) return now;
-        if (Date.now() > deadline) throw new Error(`the screen never matched ${pattern}:\n${now}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    },
+    waitFor: (pattern, timeoutMs = 120_000) =>
+      waitUntil(`the screen to match ${pattern}`, screen, {
+        done: (now) => pattern.test(now),
+        timeoutMs,
+        intervalMs: 200,
+      }),
     close: () => {
       try {
         tmux('kill-server');
