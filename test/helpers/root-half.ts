@@ -16,7 +16,7 @@ export const ID = parseInstallationId('inst-1');
 export const CORE = 'http://127.0.0.1:9';
 export const names = layout(ID);
 /** The env file's digest key, fixed (as the file's own key on a rerun). */
-const ENV_KEY = 'e0'.repeat(32);
+export const ENV_KEY = 'e0'.repeat(32);
 
 /** The node program a scratch root installs: a small file beside the tree. */
 export function programFor(root: string): string {
@@ -26,14 +26,14 @@ export function programFor(root: string): string {
 }
 
 /** The root half of desired(): everything but what the node half makes (HOST-08). */
-export function rootHalf(program: string) {
+export function rootHalf(program: string, proxyEnv: Record<string, string> = {}) {
   return desired({
     layout: names,
     provider: 'docker',
     group: 'docker',
     coreUrl: CORE,
     corePin: null,
-    proxyEnv: {},
+    proxyEnv,
     envKey: ENV_KEY,
     program: { source: program, sha256: sha256(readFileSync(program)) },
   }).filter((r) => r.phase !== 'prepare');

@@ -10,22 +10,18 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { Journal } from '../../records/journal.ts';
-import { desired, sha256 } from '../../src/engine/desired.ts';
+import { sha256 } from '../../src/engine/desired.ts';
 import type { EngineEvent } from '../../src/engine/events.ts';
 import { reconcile } from '../../src/engine/reconcile.ts';
 import { OacError } from '../../src/errors.ts';
 import { addSystemUser } from '../../src/host/accounts.ts';
 import { Host } from '../../src/host/host.ts';
-import { layout, parseInstallationId } from '../../src/layout.ts';
 import { uninstall } from '../../uninstaller/uninstall.ts';
 import { nodeStatus } from '../../installer/status.ts';
+import { CORE, ENV_KEY, ID, names, rootHalf as rootHalfOf } from '../helpers/root-half.ts';
 import { makeScratchRoot, treeDiff, treeOf } from '../helpers/scratch-root.ts';
 
-const ID = parseInstallationId('inst-1');
-const CORE = 'http://127.0.0.1:9';
-const names = layout(ID);
-// The env file's digest key (issue #27 finding 5): fixed here, as the file's own key on a rerun.
-const ENV_KEY = 'e0'.repeat(32);
+// The env file's digest key (issue #27 finding 5): fixed, as the file's own key on a rerun.
 const KEY_LINE = `# oac-node digest key: ${ENV_KEY}`;
 // useradd and gpasswd keep backups (`passwd-`) and a lock file; they are no resource of ours.
 // The installer's lock (SEC-06) stays in /run/oac-node, on tmpfs until reboot, like dpkg's lock:
@@ -46,18 +42,8 @@ afterEach(() => {
 });
 
 /** The root half of desired(): everything but what the node half makes (HOST-08). */
-function rootHalf(proxyEnv: Record<string, string> = {}) {
-  return desired({
-    layout: names,
-    provider: 'docker',
-    group: 'docker',
-    coreUrl: CORE,
-    corePin: null,
-    proxyEnv,
-    envKey: ENV_KEY,
-    program: { source: program, sha256: sha256(readFileSync(program)) },
-  }).filter((r) => r.phase !== 'prepare');
-}
+/** The root half of desired() (test/helpers/root-half.ts) with these proxy variables. */
+const rootHalf = (proxyEnv: Record<string, string> = {}) => rootHalfOf(program, proxyEnv);
 
 async function runRoot(proxyEnv: Record<string, string> = {}, dryRun = false) {
   const host = new Host(root);
