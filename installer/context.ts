@@ -1,11 +1,12 @@
 // What preflight and the install share: the Host, the parsed options, the journal, and what
 // preflight learned (Core's configuration, the provider group).
 import type { Journal } from '../records/journal.ts';
-import type { Emit } from '../src/engine/events.ts';
+import type { Emit } from '../src/core/events.ts';
 import type { Host } from '../src/host/host.ts';
 import type { InstallationId, Layout } from '../src/layout.ts';
 import type { NodeConfiguration } from '../src/net/core-schemas.ts';
 import type { Bundle } from '../src/bundle/bundle.ts';
+import type { ReleaseManifest } from '../src/net/release-manifest.ts';
 
 export interface InstallOptions {
   coreUrl: string;
@@ -20,6 +21,8 @@ export interface InstallOptions {
   bundle?: Bundle;
   /** OFFLINE-01: the SHA-256 of the bundle's manifest, as the command names it. */
   bundleManifestSha256?: string;
+  /** OFFLINE-01: the bundle's absolute path, as a saved plan keeps it for `apply`. */
+  bundlePath?: string;
   /** The six proxy variables as the installer received them (DL-04, HOST-06). */
   proxyEnv: Record<string, string>;
 }
@@ -45,4 +48,6 @@ export interface InstallContext {
    *  its rollout to `generation` (Core's current) instead of reconciling the installation. */
   staging?: { generation: number };
   providerGroup?: ProviderGroup;
+  /** The release manifest read for `configuration` in this run (installer/release.ts). */
+  manifest?: { configuration: NodeConfiguration; manifest: ReleaseManifest };
 }

@@ -1,32 +1,42 @@
-// `oac-node install`: lock, preflight, then reconcile the desired state (src/engine/desired.ts)
+// `oac-node install`: lock, preflight, then reconcile the desired state (src/installation/desired.ts)
 // with the host, then wait for Core's "connected and ready" (DESIGN.md "Shape"). One installer
 // at a time per host (SEC-05). A rerun of a registered node needs no token and changes nothing
 // that already matches (RERUN-01); --dry-run prints the diffs and changes nothing (DECL-03).
 import { envFileKey, newEnvFileKey, readEnvFile } from '../records/env-file.ts';
 import { Journal } from '../records/journal.ts';
-import { desired } from '../src/engine/desired.ts';
-import type { Emit, EngineEvent } from '../src/engine/events.ts';
-import { readNodeIdentity } from '../src/engine/node-state.ts';
-import { stopIfAborted } from '../src/engine/interrupted.ts';
-import { reconcile } from '../src/engine/reconcile.ts';
-import { KEYS } from '../src/engine/desired.ts';
-import { recordedResources } from '../src/engine/recorded.ts';
-import { removeAll } from '../src/engine/remove.ts';
-import type { RunReport } from '../src/engine/reconcile.ts';
-import { OacError } from '../src/errors.ts';
+import { desired } from '../src/installation/desired.ts';
+import type { Emit, EngineEvent } from '../src/core/events.ts';
+import { readNodeIdentity } from '../src/installation/node-state.ts';
+import { stopIfAborted } from '../src/core/interrupted.ts';
+import { applyPlan } from '../src/installation/reconcile.ts';
+import { plan } from '../src/installation/plan.ts';
+import { KEYS } from '../src/installation/desired.ts';
+import { recordedResources } from '../src/installation/recorded.ts';
+import { applyRemoval, planRemoval } from '../src/installation/remove.ts';
+import type { RunReport } from '../src/installation/reconcile.ts';
 import { Host } from '../src/host/host.ts';
 import { NODE_HOME, NODE_USER, layout, type Layout } from '../src/layout.ts';
-import { hint, message } from '../src/messages.ts';
+import { oacError } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
-import { stageRelease } from '../src/engine/drivers/node-half.ts';
+import { stageRelease } from '../src/installation/node-half.ts';
 import { isActive } from '../src/host/systemd.ts';
 import { beforeForcedExit, startUnitDetached } from '../src/host/exit-hooks.ts';
-import { changes } from '../src/engine/step.ts';
-import { releaseOf } from '../src/agent/node-files.ts';
+import { changes } from '../src/core/step.ts';
+import { releaseOf } from '../src/node/node-files.ts';
 import type { InstallContext, InstallOptions } from './context.ts';
 import { withInstallerLock } from '../records/lock.ts';
 import { preflight } from './preflight.ts';
+import { releaseManifest } from './release.ts';
+import {
+  checkSavedPlan,
+  fingerprintOf,
+  planDigest,
+  stepsOf,
+  type PlanOptions,
+  type SavedInstallPlan,
+  type SavedPlan,
+} from '../src/installation/saved-plan.ts';
 import { waitUntilReady } from './wait-ready.ts';
 
 export interface InstallRequest extends InstallOptions {
@@ -35,6 +45,10 @@ export interface InstallRequest extends InstallOptions {
   timeoutSeconds: number;
   /** Aborted when the operator interrupts (OPS-03): the run stops at the next step boundary. */
   signal?: AbortSignal;
+  /** DECL-05: a dry run whose plan the caller saves (InstallResult.plan). */
+  planOut?: boolean;
+  /** DECL-05: `apply`: the plan must be this one, from the same inputs, or nothing changes. */
+  savedPlan?: SavedInstallPlan;
 }
 
 export interface InstallResult {
@@ -42,6 +56,20 @@ export interface InstallResult {
   nodeId?: string;
   /** Core's provider, which the summary's notes depend on (SEC-08). */
   provider?: 'docker' | 'microsandbox';
+  /** DECL-05 (--plan-out): the plan's steps and the digests of its inputs. */
+  plan?: MadePlan;
+}
+
+/** What a run got to: its plan, and whether it began to write (after a clean plan). */
+interface RunState {
+  plan?: MadePlan;
+  writing: boolean;
+}
+
+export interface MadePlan {
+  options: PlanOptions;
+  steps: SavedPlan['steps'];
+  fingerprint: Record<string, string>;
 }
 
 /** What a terminal shows, in order: preflight, each group of resources, the wait for Core. */
@@ -76,16 +104,26 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     };
     await preflight(ctx, await authFor(ctx));
     stopIfAborted(req.signal);
-    if (ctx.staging !== undefined) return stageForRollout(ctx, req, ctx.staging.generation);
-    const report = await reconcileInstallation(ctx, req).finally(async () => {
+    if (ctx.staging !== undefined) {
+      if (req.planOut === true || req.savedPlan !== undefined)
+        throw oacError('plan_file_invalid', {
+          path: 'of this run',
+          problem: 'cannot be made while a bundle is staged for the running node',
+        });
+      return stageForRollout(ctx, req, ctx.staging.generation);
+    }
+    const run: RunState = { writing: false };
+    const report = await reconcileInstallation(ctx, req, run).finally(async () => {
       // Also after a failure or an interruption later in the run: once Core accepted the node,
-      // the record must say so (a later loss of its state is then recognised).
-      if (req.dryRun) return;
+      // the record must say so (a later loss of its state is then recognised). A refused plan
+      // wrote nothing, and writes nothing now either (not even the digest cache).
+      if (!run.writing) return;
       await recordRegisteredNode(ctx);
       await journal.saveDigests();
     });
     const provider = ctx.configuration?.provider;
-    if (req.dryRun) return { report, provider };
+    if (req.dryRun)
+      return { report, provider, ...(run.plan === undefined ? {} : { plan: run.plan }) };
     emit(readyStart());
     const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal);
     return { report, nodeId, provider };
@@ -181,18 +219,13 @@ async function authFor(ctx: InstallContext): Promise<CoreAuth> {
     // There, but not a file root may read as the node's (restored as root, a link): not lost.
     const path = ctx.host.path(ctx.layout.identityFile);
     const problem = 'it is not a regular file of oac-node with one link';
-    throw new OacError('node_file_damaged', message('node_file_damaged', { path, problem }), {
-      hint: hint('node_file_damaged'),
-    });
+    throw oacError('node_file_damaged', { path, problem });
   }
   if (lost !== null) {
     const values = { node_id: lost, dir: ctx.layout.stateDir, id: ctx.layout.id };
-    throw new OacError('node_state_lost', message('node_state_lost', values), {
-      hint: hint('node_state_lost', values),
-    });
+    throw oacError('node_state_lost', values);
   }
-  if (ctx.token === undefined)
-    throw new OacError('token_missing', message('token_missing'), { hint: hint('token_missing') });
+  if (ctx.token === undefined) throw oacError('token_missing');
   return { kind: 'token', token: ctx.token };
 }
 
@@ -206,10 +239,15 @@ async function envKeyOf(host: Host, names: Layout): Promise<string> {
 /** The desired state from what preflight learned, reconciled with the host: first what the
  *  journal records but is no longer wanted (a node that never registered, now for a Core of
  *  another provider) is removed, as uninstall would; then every wanted resource, in order. */
-async function reconcileInstallation(ctx: InstallContext, req: InstallRequest): Promise<RunReport> {
+async function reconcileInstallation(
+  ctx: InstallContext,
+  req: InstallRequest & { corePin: string | null },
+  run: RunState,
+): Promise<RunReport> {
   const { host, layout: names, journal, emit, configuration, providerGroup } = ctx;
   if (configuration === undefined || providerGroup === undefined)
     throw new Error('preflight learns the configuration and the provider group');
+  const installerSha256 = await selfSha256(journal);
   const resources = desired({
     layout: names,
     provider: configuration.provider,
@@ -220,24 +258,83 @@ async function reconcileInstallation(ctx: InstallContext, req: InstallRequest): 
     proxyEnv: req.proxyEnv,
     envKey: await envKeyOf(host, names),
     // The running installer: hashed only when its stamp changed since a run hashed it.
-    program: { source: process.execPath, sha256: await selfSha256(journal) },
+    program: { source: process.execPath, sha256: installerSha256 },
   });
-  if (!req.dryRun)
-    await journal.setInputs({
-      provider: configuration.provider,
-      group: providerGroup.name,
-      checkpoint_root: req.checkpointRoot ?? null,
-    });
   const node = { ...req, configuration, providerGroup };
   const driverCtx = { host, layout: names, journal, emit, node, signal: req.signal };
   const wanted = new Set(resources.map((r) => r.key));
   const stale = recordedResources(names, journal.snapshot).filter((r) => !wanted.has(r.key));
   const options = { dryRun: req.dryRun, emit, signal: req.signal };
-  const removed = await removeAll(stale, driverCtx, { ...options, keepReason: () => undefined });
-  const reconciled = await reconcile(resources, driverCtx, options);
+  // Planned before the first write (the journal's inputs included): a refusal changes nothing.
+  const planned = await plan(resources, driverCtx, { signal: req.signal, emit });
+  // DECL-05: what the plan was made from, part by part; `apply` compares it before any write.
+  const planOptions = planOptionsOf(req);
+  const saving = req.planOut === true || req.savedPlan !== undefined;
+  // The removals of what the record lists but no longer wants are the plan's too: planned
+  // here, each probe in the fingerprint, each action among the steps, applied as planned.
+  // No other installation's record can want any of it: preflight refused the run if one were
+  // there (HOST-10, checkOneCore).
+  const stalePlan = await planRemoval(stale, driverCtx, { signal: req.signal });
+  const staleProbes = Object.fromEntries(
+    stalePlan.steps.map((s) => [s.resource.key, s.actual ?? null]),
+  );
+  const fingerprint = fingerprintOf({
+    journal: journal.snapshot,
+    configuration,
+    // The release the node half will install (its manifest, from the console or the bundle).
+    manifest: saving ? await releaseManifest(ctx, configuration) : undefined,
+    options: planOptions,
+    proxyEnv: req.proxyEnv,
+    installerSha256,
+    stale: staleProbes,
+    plan: planned,
+  });
+  const steps = [
+    ...stalePlan.steps.map((s) => ({
+      step: `stale:${s.resource.key}`,
+      action: { kind: s.action.kind, detail: s.action.detail },
+    })),
+    ...stepsOf(planned),
+  ];
+  if (req.savedPlan !== undefined)
+    checkSavedPlan(req.savedPlan, { steps, fingerprint }, journal.lastPlan);
+  run.plan = { options: planOptions, steps, fingerprint };
+  run.writing = !req.dryRun && planned.refusals.length === 0;
+  if (run.writing)
+    await journal.setInputs({
+      provider: configuration.provider,
+      group: providerGroup.name,
+      checkpoint_root: req.checkpointRoot ?? null,
+    });
+  const removed =
+    planned.refusals.length === 0
+      ? await applyRemoval(stalePlan, driverCtx, options)
+      : { steps: [], changed: false };
+  const reconciled = await applyPlan(planned, driverCtx, options);
+  // A plan applied once is stale afterwards (its digest is the record's last applied plan).
+  if (req.savedPlan !== undefined && !req.dryRun)
+    await journal.setLastPlan(planDigest(fingerprint));
   return {
     steps: [...removed.steps, ...reconciled.steps],
     changed: removed.changed || reconciled.changed,
+  };
+}
+
+/** The options a saved plan keeps (never the token or a proxy credential). */
+function planOptionsOf(req: InstallRequest & { corePin: string | null }): PlanOptions {
+  return {
+    core_url: req.coreUrl,
+    installation_id: req.installationId,
+    name: req.name,
+    core_pin: req.corePin,
+    checkpoint_root: req.checkpointRoot ?? null,
+    bundle:
+      req.bundle === undefined
+        ? null
+        : {
+            path: req.bundlePath ?? req.bundle.label,
+            manifest_sha256: req.bundleManifestSha256 ?? '',
+          },
   };
 }
 

@@ -6,7 +6,7 @@ import { PROXY_VARIABLES } from '../src/net/proxy-env.ts';
 import { enrollmentToken } from '../src/net/core-schemas.ts';
 import { parseCorePin } from '../src/net/core-pin.ts';
 import * as z from 'zod';
-import { isInstallationId } from '../src/layout.ts';
+import { BOOTSTRAP_DIR, isInstallationId } from '../src/layout.ts';
 import { UsageError, isOacError } from '../src/errors.ts';
 import { isLoopbackHost, parseServiceUrl } from '../src/net/url-policy.ts';
 
@@ -94,8 +94,6 @@ export const LINE_EXIT = {
   bundleUnreadable: 66, // EX_NOINPUT: the bundle named by the command cannot be read
 } as const;
 
-/** The directory under $HOME that keeps the verified installers (BOOT-03). */
-export const BOOTSTRAP_DIR = '.oac/node-bootstrap';
 export const DOWNLOAD_TRIES = 3;
 /** TRUST-01: a pinned line's unverified download stops beyond this (curl exit 63: a retry). */
 export const PINNED_DOWNLOAD_MAX_BYTES = 512 * 1024 * 1024;

@@ -1,13 +1,12 @@
 // The checks both providers share (PRE-06, PRE-07, PRE-09): each failure is one line from the
 // messages table, thrown before anything on the host changes.
-import { OacError } from '../src/errors.ts';
 import { fileSystemOf } from '../src/host/probe.ts';
-import { hint, message, type MessageCode } from '../src/messages.ts';
+import { oacError, type MessageCode } from '../src/messages.ts';
 
 export const MIB = 1024 * 1024;
 
 export function fail(code: MessageCode, values: Record<string, string | number> = {}): never {
-  throw new OacError(code, message(code, values), { hint: hint(code) });
+  throw oacError(code, values);
 }
 
 export interface SandboxNeed {

@@ -5,7 +5,7 @@ import { readGroups } from '../src/host/accounts.ts';
 import { hostCapacity } from '../src/host/probe.ts';
 import { releaseManifest } from './release.ts';
 import type { ReleaseManifest } from '../src/net/release-manifest.ts';
-import { isRegistered } from '../src/agent/identity-store.ts';
+import { isRegistered } from '../src/node/identity-store.ts';
 import {
   GLIBC_LOADER,
   KVM_DEVICE,
@@ -14,6 +14,8 @@ import {
   PROVIDER_GROUPS,
   RUNTIME_HOME,
   STORE_DIR,
+  importedImageDir,
+  storeDirs,
 } from '../src/layout.ts';
 import type { InstallContext } from './context.ts';
 import {
@@ -23,7 +25,7 @@ import {
   type DiskNeed,
   type SandboxNeed,
 } from './preflight-checks.ts';
-import { readNodeIdentity } from '../src/engine/node-state.ts';
+import { readNodeIdentity } from '../src/installation/node-state.ts';
 
 export async function checkMicrosandbox(ctx: InstallContext, need: SandboxNeed): Promise<void> {
   await checkKvm(ctx);
@@ -59,8 +61,8 @@ async function checkCheckpointRoot(ctx: InstallContext): Promise<void> {
     const identity = await readNodeIdentity(ctx.host, ctx.layout);
     if (identity !== undefined && isRegistered(identity))
       fail('checkpoint_root_changed', {
-        theirs: recorded ?? `${STORE_DIR}/checkpoints (node-local)`,
-        ours: wanted ?? `${STORE_DIR}/checkpoints (node-local)`,
+        theirs: recorded ?? `${storeDirs(STORE_DIR).checkpoints} (node-local)`,
+        ours: wanted ?? `${storeDirs(STORE_DIR).checkpoints} (node-local)`,
       });
   }
   if (wanted === undefined) return;
@@ -92,7 +94,7 @@ async function microsandboxDiskNeeds(ctx: InstallContext): Promise<DiskNeed[]> {
   for (const file of manifest.files) {
     if (file.provider === 'microsandbox') needs.push({ ...home, bytes: file.size });
     if (file.kind !== 'runtime-image') continue;
-    const imported = `${STORE_DIR}/images/${file.image.id.replace(/^sha256:/, '')}/index.json`;
+    const imported = `${importedImageDir(STORE_DIR, file.image.id)}/index.json`;
     if ((await ctx.host.lstat(imported)) !== undefined) continue;
     needs.push({ ...home, bytes: file.size });
     needs.push({ ...store, bytes: file.image.unpacked_size });

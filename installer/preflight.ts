@@ -10,7 +10,7 @@ import type { CoreAuth } from '../src/net/core-client.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { DockerApi, type DockerInfo } from '../src/net/docker-api.ts';
-import { runtimeImageFile } from '../src/agent/node-files.ts';
+import { runtimeImageFile } from '../src/node/node-files.ts';
 import { releaseManifest } from './release.ts';
 import { DOCKER_SOCKET, PROVIDER_GROUPS, NODE_HOME } from '../src/layout.ts';
 import type { InstallContext } from './context.ts';
@@ -22,8 +22,8 @@ import {
   type SandboxNeed,
 } from './preflight-checks.ts';
 import { checkMicrosandbox } from './preflight-microsandbox.ts';
-import { isRegistered } from '../src/agent/identity-store.ts';
-import { readNodeIdentity, readServingGeneration } from '../src/engine/node-state.ts';
+import { isRegistered } from '../src/node/identity-store.ts';
+import { readNodeIdentity, readServingGeneration } from '../src/installation/node-state.ts';
 
 export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<void> {
   const { host, options } = ctx;

@@ -1,13 +1,24 @@
 // The release an install takes its files from: the console's manifest, or (OFFLINE-01) the
 // bundle the operator named, checked whole before anything changes: of the release Core's
 // configuration names, with every file the provider needs of the manifest's size and SHA-256.
-import { fetchManifest, releaseOf } from '../src/agent/node-files.ts';
+import { fetchManifest, releaseOf } from '../src/node/node-files.ts';
 import { verifyBundle } from '../src/bundle/bundle.ts';
 import type { NodeConfiguration } from '../src/net/core-schemas.ts';
 import type { ReleaseManifest } from '../src/net/release-manifest.ts';
 import type { InstallContext } from './context.ts';
 
 export async function releaseManifest(
+  ctx: InstallContext,
+  configuration: NodeConfiguration,
+): Promise<ReleaseManifest> {
+  // Once per run for a configuration: preflight reads it twice, a saved plan once more.
+  if (ctx.manifest?.configuration === configuration) return ctx.manifest.manifest;
+  const manifest = await manifestOf(ctx, configuration);
+  ctx.manifest = { configuration, manifest };
+  return manifest;
+}
+
+async function manifestOf(
   ctx: InstallContext,
   configuration: NodeConfiguration,
 ): Promise<ReleaseManifest> {

@@ -1,36 +1,29 @@
-// `oac-node status`: the recorded desired state diffed against the host, plus Core's view
-// (DECL-01). Each resource the journal lists is probed and diffed by its own driver, the same
-// code install uses; a resource whose diff is not empty is drift, named with what differs and
-// what to do (DESIGN.md "Records": the host wins, the difference is reported). Read-only.
+// `oac-node status`: the plan of what the journal records with nothing applied (DECL-01,
+// Terraform's refresh-only: src/core/plan.ts), the node half's own plan, and Core's view. Each
+// resource is probed and diffed by its own driver, the same plan install makes; a step that is
+// not empty is drift, named with what differs and what to do (DESIGN.md "Records": the host
+// wins, the difference is reported). Read-only.
 import { readJournal, type JournalResource } from '../records/journal.ts';
-import type { DriverContext } from '../src/engine/driver.ts';
-import { driverOf } from '../src/engine/drivers/index.ts';
-import type { ServiceActual } from '../src/engine/drivers/service.ts';
-import { readNodeIdentity } from '../src/engine/node-state.ts';
+import type { RootContext } from '../src/installation/context.ts';
+import { plan } from '../src/installation/plan.ts';
+import type { ServiceActual } from '../src/resources/drivers/service.ts';
+import { readNodeIdentityFor } from '../src/installation/node-state.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
-import { recordedResources } from '../src/engine/recorded.ts';
-import { nameOf, type Resource } from '../src/engine/resources.ts';
-import { changes } from '../src/engine/step.ts';
+import { recordedResources } from '../src/installation/recorded.ts';
+import { nameOf, type Resource } from '../src/resources/resources.ts';
+import { changes, type Action } from '../src/core/step.ts';
 import { Journal } from '../records/journal.ts';
 import type { Host } from '../src/host/host.ts';
 import { layout, type InstallationId, type Layout } from '../src/layout.ts';
-import { isRegistered, type StoredIdentity } from '../src/agent/identity-store.ts';
+import { isRegistered, type StoredIdentity } from '../src/node/identity-store.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { CoreError } from '../src/net/core-errors.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import type { ProxyEnv } from '../src/net/proxy-env.ts';
 import { proxyEnvForNode } from '../records/proxy-settings.ts';
+import { nodeHalfStatus, type NodeHalfStatus, type ResourceStatus } from './status-node-half.ts';
 
-export interface ResourceStatus {
-  key: string;
-  kind: Resource['kind'];
-  name: string;
-  ownership: JournalResource['ownership'];
-  /** present: as the installer left it; missing: gone; drifted: there, but changed. */
-  state: 'present' | 'missing' | 'drifted';
-  /** For missing or drifted: what differs and what to do. */
-  detail?: string;
-}
+export type { ResourceStatus } from './status-node-half.ts';
 
 export interface CoreStatus {
   state:
@@ -53,6 +46,8 @@ export interface NodeStatus {
   /** TRUST-01: the pin of Core's key the node trusts; null: the host's trust store. */
   core_pin: string | null;
   resources: ResourceStatus[];
+  /** Whether the node half's plan was made (its resources are then among `resources`). */
+  node_half: { state: NodeHalfStatus['state']; detail?: string };
   service: { unit: string; enabled: boolean; active: boolean };
   core: CoreStatus;
   /** One line per difference that needs the operator (empty: all is well). */
@@ -66,47 +61,69 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   if (recorded === undefined) return undefined;
   const names = layout(id);
   const journal = Journal.of(host, id, recorded);
-  const ctx: DriverContext = { host, layout: names, journal, emit: () => undefined };
+  const ctx: RootContext = { host, layout: names, journal, emit: () => undefined };
+  // The plan with nothing applied (refresh-only: probed all at once, each resource diffed on its
+  // own), and Core asked meanwhile (issue #13: status waited for each answer in turn).
+  const probed = recordedResources(names, recorded).filter((r) => r.kind !== 'node');
+  const [planned, core, nodeHalf] = await Promise.all([
+    plan(probed, ctx, { refreshOnly: true }),
+    coreStatusOf(host, names, recorded.core_url),
+    nodeHalfOf(host, names, journal),
+  ]);
   let service = { unit: names.unitName, enabled: false, active: false };
-  // Read-only probes, so all at once, and Core asked meanwhile (issue #13: status waited for
-  // each systemctl, Docker and Core answer in turn).
-  const probeOne = async (r: Resource): Promise<ResourceStatus> => {
+  const rootResources = planned.steps.map(({ resource: r, action, actual }): ResourceStatus => {
     const ownership = recorded.resources[r.key]?.ownership ?? 'owned';
-    const driver = driverOf(r.kind);
-    const actual = await driver.probe(r, ctx);
     if (r.kind === 'service') {
       const a = actual as ServiceActual;
       service = { unit: r.unit, enabled: a.enabled, active: a.active };
     }
-    const found = await judge(r, ownership, () => driver.diff(r, actual, new Map()));
-    return { key: r.key, kind: r.kind, name: nameOf(r), ownership, ...found };
-  };
-  const probed = recordedResources(names, recorded).filter((r) => r.kind !== 'node');
-  const [resources, core] = await Promise.all([
-    Promise.all(probed.map(probeOne)),
-    coreStatusOf(host, names),
-  ]);
+    return { key: r.key, kind: r.kind, name: nameOf(r), ownership, ...judge(r, ownership, action) };
+  });
+  const resources = [...rootResources, ...nodeHalf.resources];
   const problems = resources
     .filter((r) => r.state !== 'present')
     .map((r) => `${r.kind} ${r.name}: ${r.detail ?? r.state}`);
   if (core.state !== 'ready')
     problems.push(`Core: ${core.state}${core.detail ? ` (${core.detail})` : ''}`);
+  // Core answers, yet the node half's plan could not be made (Docker down, the release not
+  // readable): that is a problem of its own, not "no drift".
+  else if (nodeHalf.state === 'unknown')
+    problems.push(`Node half: not checked (${nodeHalf.detail ?? 'no reason given'})`);
   return {
     installation_id: id,
     core_url: recorded.core_url,
     core_pin: core.core_pin ?? null,
     resources,
+    node_half: { state: nodeHalf.state, ...(nodeHalf.detail ? { detail: nodeHalf.detail } : {}) },
     service,
     core,
     problems,
   };
 }
 
+/** The node half's plan with nothing applied, or why it could not be made (no registered node,
+ *  Core unreachable: Core's own line says so). */
+async function nodeHalfOf(host: Host, names: Layout, journal: Journal): Promise<NodeHalfStatus> {
+  try {
+    const identity = await readNodeIdentityFor(host, names, journal.snapshot.core_url);
+    if (identity === undefined || !isRegistered(identity))
+      return { state: 'unknown', detail: 'the node is not registered', resources: [] };
+    // TRUST-01: Core is asked as the node asks it, trusting its recorded pin alone.
+    pinOrigin(identity.core_url, identity.core_pin ?? null);
+    const proxyEnv = await proxyEnvForNode(host, names);
+    return await nodeHalfStatus(host, names, journal, identity, proxyEnv);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { state: 'unknown', detail, resources: [] };
+  }
+}
+
 /** What Core says of the node, or why it cannot be asked (status lists problems; it does not
  *  stop at one: a damaged identity or an unusable proxy setting is named, not a crash). */
-async function coreStatusOf(host: Host, names: Layout): Promise<CoreStatus> {
+async function coreStatusOf(host: Host, names: Layout, coreUrl: string): Promise<CoreStatus> {
   let damaged: string | undefined;
-  const identity = await readNodeIdentity(host, names).catch((error: unknown) => {
+  // The identity is the node account's file: it must name the Core root recorded.
+  const identity = await readNodeIdentityFor(host, names, coreUrl).catch((error: unknown) => {
     damaged = error instanceof Error ? error.message : String(error);
     return undefined;
   });
@@ -125,25 +142,16 @@ async function coreStatusOf(host: Host, names: Layout): Promise<CoreStatus> {
 
 type Found = Pick<ResourceStatus, 'state' | 'detail'>;
 
-async function judge(
-  r: Resource,
-  ownership: JournalResource['ownership'],
-  diff: () => ReturnType<ReturnType<typeof driverOf>['diff']>,
-): Promise<Found> {
+/** A planned step as status says it: present, missing or drifted, with what to do. */
+function judge(r: Resource, ownership: JournalResource['ownership'], action: Action): Found {
   if (ownership === 'intended')
     return {
       state: 'drifted',
       detail: 'a run stopped before recording it; rerun the install command to finish',
     };
-  let action;
-  try {
-    action = diff();
-  } catch (error) {
-    return {
-      state: 'drifted',
-      detail: `${error instanceof Error ? error.message : String(error)}`,
-    };
-  }
+  // What a rerun would refuse (a foreign account, a file where a directory belongs): drift the
+  // operator resolves, named by the refusal's own line.
+  if (action.kind === 'refuse') return { state: 'drifted', detail: action.detail };
   if (!changes(action) && action.why === undefined) return { state: 'present' };
   const why = action.why ?? action.detail;
   if (r.kind === 'service' && action.kind === 'create')

@@ -3,16 +3,20 @@
 // the time waited and what Core last said (OPS-01); on timeout, the hint names what usually
 // keeps a registered node from connecting: Core's public URL and the WebSocket through a
 // reverse proxy (the earlier guide's troubleshooting). An interruption stops the wait (OPS-03).
-import { stopIfAborted } from '../src/engine/interrupted.ts';
-import { OacError } from '../src/errors.ts';
-import { hint, message } from '../src/messages.ts';
+import { stopIfAborted } from '../src/core/interrupted.ts';
+import type { OacError } from '../src/errors.ts';
+import { oacError } from '../src/messages.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
-import type { StoredIdentity } from '../src/agent/identity-store.ts';
-import { readNodeIdentity, readServingGeneration } from '../src/engine/node-state.ts';
+import type { StoredIdentity } from '../src/node/identity-store.ts';
+import { readNodeIdentityFor, readServingGeneration } from '../src/installation/node-state.ts';
 import type { InstallContext } from './context.ts';
 
-const POLL_MS = 1000;
+/** Core is asked again after 150 ms, then twice as long each time up to a second: a node that
+ *  connects within a second of its start (the usual case) is seen at once, not a second later,
+ *  and a slow one costs Core no more than a question a second. */
+const FIRST_POLL_MS = 150;
+const MAX_POLL_MS = 1000;
 const NOT_CONNECTED = 'Core has not seen the node connect yet';
 
 export async function waitUntilReady(
@@ -22,9 +26,9 @@ export async function waitUntilReady(
   /** OFFLINE-01: also until the node serves this generation (a release staged from a bundle). */
   generation?: number,
 ): Promise<{ nodeId: string }> {
-  const identity = await readNodeIdentity(ctx.host, ctx.layout);
-  if (identity === undefined)
-    throw new OacError('not_registered', 'The node has no identity after preparation');
+  // The identity is the node account's file: it must name the Core this command installs for.
+  const identity = await readNodeIdentityFor(ctx.host, ctx.layout, ctx.options.coreUrl);
+  if (identity === undefined) throw oacError('not_registered');
   const client = new CoreClient({
     dispatcher: sharedDispatcher(ctx.options.proxyEnv),
     coreUrl: identity.core_url,
@@ -35,6 +39,7 @@ export async function waitUntilReady(
   // The public URL or WebSocket case: Core answers, and has never seen the node connect.
   let everConnected = false;
   let answered = false;
+  let pollMs = FIRST_POLL_MS;
   while (Date.now() - started < timeoutSeconds * 1000) {
     stopIfAborted(signal);
     try {
@@ -54,7 +59,8 @@ export async function waitUntilReady(
     }
     const elapsed = Math.round((Date.now() - started) / 1000);
     ctx.emit({ type: 'waiting', step: 'ready', elapsed, said });
-    await sleep(POLL_MS, signal);
+    await sleep(pollMs, signal);
+    pollMs = Math.min(pollMs * 2, MAX_POLL_MS);
   }
   const neverConnected = answered && !everConnected;
   throw notReady(ctx, identity, timeoutSeconds, neverConnected ? undefined : said);
@@ -68,14 +74,14 @@ function notReady(
   said: string | undefined,
 ): OacError {
   const unit = ctx.layout.unitName;
-  if (said !== undefined)
-    return new OacError('not_ready_in_time', message('not_ready_in_time', { seconds, why: said }), {
-      hint: hint('not_ready_in_time', { unit }),
-    });
+  if (said !== undefined) return oacError('not_ready_in_time', { seconds, why: said, unit });
   const websocket = new URL('/api/v1/sandbox-node/connect', identity.core_url);
   websocket.protocol = websocket.protocol === 'https:' ? 'wss:' : 'ws:';
-  return new OacError('never_connected', message('never_connected', { seconds }), {
-    hint: hint('never_connected', { unit, core_url: identity.core_url, websocket: websocket.href }),
+  return oacError('never_connected', {
+    seconds,
+    unit,
+    core_url: identity.core_url,
+    websocket: websocket.href,
   });
 }
 

@@ -6,7 +6,7 @@
 // zod-validated on every read; a journal of format 1 (before #10) is migrated when read.
 import * as z from 'zod';
 import { OacError } from '../src/errors.ts';
-import { hint, message } from '../src/messages.ts';
+import { oacError } from '../src/messages.ts';
 import { parseJsonWith } from '../src/json-file.ts';
 import { readdir } from '../src/host/dir.ts';
 import { DigestIndex, digestRecordSchema } from '../src/host/digest-index.ts';
@@ -52,6 +52,12 @@ const journalSchema = z.object({
   /** Root's files hashed by a run (the installer itself, the node program), with their stamps:
    *  a cache (src/host/digest-index.ts), so a rerun need not read them again (issue #13). */
   digests: digestRecordSchema.default({}),
+  /** DECL-05: the digest of the last saved plan applied (src/installation/saved-plan.ts): applying
+   *  the same file again is refused as stale. */
+  last_plan: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 export type JournalData = z.infer<typeof journalSchema>;
 
@@ -81,9 +87,7 @@ async function loadJournal(
 }
 
 function damaged(host: Host, path: string): OacError {
-  return new OacError('journal_damaged', message('journal_damaged', { path: host.path(path) }), {
-    hint: hint('journal_damaged'),
-  });
+  return oacError('journal_damaged', { path: host.path(path) });
 }
 
 /** Every installation recorded on this host (HOST-10: one Core per host). */
@@ -171,6 +175,16 @@ export class Journal {
     await this.save('registered-node');
   }
 
+  get lastPlan(): string | null {
+    return this.data.last_plan ?? null;
+  }
+
+  async setLastPlan(digest: string): Promise<void> {
+    if (this.data.last_plan === digest) return;
+    this.data.last_plan = digest;
+    await this.save('applied-plan');
+  }
+
   get(key: string): JournalResource | undefined {
     return this.data.resources[key];
   }
@@ -190,12 +204,42 @@ export class Journal {
     await this.put(key, { kind, name, ownership: 'intended', props: known?.props ?? {} }, 'intend');
   }
 
+  /** Several intents in one write, labelled `intend:<key>+<key>…` (those not already owned or
+   *  intended): the node half's resources, all made by the one child it runs, so one write
+   *  announces them all (and the crash matrix has one point for them, not one per resource). */
+  async intendAll(entries: Array<{ key: string; kind: JournalResource['kind']; name: string }>) {
+    const fresh = entries.filter(({ key }) => {
+      const known = this.data.resources[key]?.ownership;
+      return known !== 'owned' && known !== 'intended';
+    });
+    const puts = fresh.map(({ key, kind, name }) => ({
+      key,
+      entry: {
+        kind,
+        name,
+        ownership: 'intended' as const,
+        props: this.data.resources[key]?.props ?? {},
+      },
+    }));
+    await this.putAll(puts, 'intend');
+  }
+
+  /** Several records in one write, labelled `record:<key>+<key>…` (those that differ). */
+  async recordAll(entries: Array<{ key: string; entry: JournalResource }>): Promise<void> {
+    await this.putAll(
+      entries.filter(({ key, entry }) => this.differs(key, entry)),
+      'record',
+    );
+  }
+
   async record(key: string, entry: JournalResource): Promise<void> {
+    if (this.differs(key, entry)) await this.put(key, entry, 'record');
+  }
+
+  /** A rerun writes nothing (unless this journal was just migrated). */
+  private differs(key: string, entry: JournalResource): boolean {
     const known = this.data.resources[key];
-    // A rerun writes nothing (unless this journal was just migrated).
-    if (!this.dirty && known !== undefined && JSON.stringify(known) === JSON.stringify(entry))
-      return;
-    await this.put(key, entry, 'record');
+    return this.dirty || known === undefined || JSON.stringify(known) !== JSON.stringify(entry);
   }
 
   /** Holds an entry for this run without writing it (uninstall's proofs when the record is
@@ -213,6 +257,15 @@ export class Journal {
   private async put(key: string, entry: JournalResource, why: 'intend' | 'record'): Promise<void> {
     this.data.resources[key] = entry;
     await this.save(`${why}:${key}`);
+  }
+
+  private async putAll(
+    puts: Array<{ key: string; entry: JournalResource }>,
+    why: 'intend' | 'record',
+  ): Promise<void> {
+    if (puts.length === 0) return;
+    for (const { key, entry } of puts) this.data.resources[key] = entry;
+    await this.save(`${why}:${puts.map(({ key }) => key).join('+')}`);
   }
 
   /** `label` names the write for the crash matrix's hooks (src/host/journal-points.ts). */

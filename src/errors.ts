@@ -12,6 +12,8 @@ export const EXIT = {
   ok: 0,
   failure: 1,
   changesPending: 2,
+  /** DECL-05: a saved plan no longer matches the host or Core (`apply`): nothing changed. */
+  planStale: 3,
   usage: 64,
   removed: 78,
 } as const;

@@ -3,6 +3,7 @@
 // derives from that value, so no other module spells `/etc/oac-node`, `oac-node-<id>` or the
 // node's directories. An ID such as `..` never reaches a path: `/usr/local/lib/oac-node/..`
 // once passed as "this installation's program directory" and was removed recursively (#10).
+import { join } from 'node:path';
 import { UsageError } from './errors.ts';
 import { message } from './messages.ts';
 
@@ -50,10 +51,29 @@ export const INSTALLER_LOCK = `${LOCK_DIR}/installer.lock`;
 export const PROGRAM_ROOT = '/usr/local/lib/oac-node';
 /** microsandbox keeps images and sandboxes here (HOST-04), shared by the host's installations. */
 export const STORE_DIR = `${NODE_HOME}/.oac/m`;
+
+/** The sub-directories of the microsandbox store `store` (HOST-04): the imported images, the
+ *  runtime home and the node-local checkpoints (HOST-11: unless the operator names a shared
+ *  checkpoint store). `store` is STORE_DIR, or the path root's request maps it to (`--root`). */
+export function storeDirs(store: string) {
+  return {
+    images: join(store, 'images'),
+    runtimeHome: join(store, 'run'),
+    checkpoints: join(store, 'checkpoints'),
+  };
+}
+/** Where the Runtime image `imageId` (`sha256:<hex>`) is imported in the store `store`. */
+export function importedImageDir(store: string, imageId: string): string {
+  return join(storeDirs(store).images, imageId.replace(/^sha256:/, ''));
+}
 /** microsandbox puts Unix sockets here: at most 48 bytes (the guide), so it sits in the store. */
-export const RUNTIME_HOME = `${STORE_DIR}/run`;
+export const RUNTIME_HOME = storeDirs(STORE_DIR).runtimeHome;
 /** The directories between the home and the node trees, parents first. */
 export const NODE_DIRS = [`${NODE_HOME}/.oac`, `${NODE_HOME}/.oac/nodes`] as const;
+
+/** The directory under $HOME that keeps the verified installers (BOOT-03): the pasted line makes
+ *  it in the operator's home, and uninstall leaves it there. */
+export const BOOTSTRAP_DIR = '.oac/node-bootstrap';
 
 /** The label the node half puts on the network it creates: proof that it is this installation's. */
 export const NETWORK_LABEL = 'oac-node.installation';
@@ -63,16 +83,25 @@ export const STATE_FILES = {
   identity: 'identity.json',
   provider: 'provider.json',
   serving: 'serving.json',
-  /** A provider file staged for a switch of generation (src/agent/serving.ts). */
+  /** A provider file staged for a switch of generation (src/node/serving.ts). */
   stagedProvider: 'provider.next.json',
   files: 'files',
   /** Provider files of earlier generations, kept until Core no longer needs them. */
   generations: 'generations',
-  /** The node half's digest cache of its files (src/agent/digest-file.ts, issue #13). */
+  /** The node half's digest cache of its files (src/node/digest-file.ts, issue #13). */
   digests: 'digests.json',
-  /** Manifests of releases staged from a bundle, by release (OFFLINE-01, src/agent/staged.ts). */
+  /** Manifests of releases staged from a bundle, by release (OFFLINE-01, src/node/staged.ts). */
   manifests: 'manifests',
 } as const;
+
+/** The file `name` of the node state directory `stateDir`. layout() places the installation's
+ *  own; the node half and the node program find theirs under the directory they were given
+ *  (root's request, `--state-dir`), which is a path of the host they run on: root mapped it
+ *  already (`--root` included), so nothing of theirs is derived from this host's `/` (#23).
+ *  Joined as `path.join` does, as the node half's callers did before they used it. */
+export function stateFile(stateDir: string, name: keyof typeof STATE_FILES): string {
+  return join(stateDir, STATE_FILES[name]);
+}
 
 export interface Layout {
   id: InstallationId;
@@ -85,8 +114,6 @@ export interface Layout {
   stateDir: string;
   identityFile: string;
   providerFile: string;
-  /** The node half's digest cache (src/agent/digest-file.ts). */
-  digestsFile: string;
   servingFile: string;
   network: string;
   store: string;
@@ -105,10 +132,9 @@ export function layout(id: InstallationId): Layout {
     programDir: `${PROGRAM_ROOT}/${id}`,
     program: `${PROGRAM_ROOT}/${id}/oac-node`,
     stateDir,
-    identityFile: `${stateDir}/${STATE_FILES.identity}`,
-    providerFile: `${stateDir}/${STATE_FILES.provider}`,
-    digestsFile: `${stateDir}/${STATE_FILES.digests}`,
-    servingFile: `${stateDir}/${STATE_FILES.serving}`,
+    identityFile: stateFile(stateDir, 'identity'),
+    providerFile: stateFile(stateDir, 'provider'),
+    servingFile: stateFile(stateDir, 'serving'),
     network: `oac-node-${id}`,
     store: STORE_DIR,
   };

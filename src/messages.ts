@@ -160,6 +160,22 @@ export const MESSAGES = {
     message: 'The checkpoint store {path} {problem}',
     hint: 'Mount the shared store at that absolute path, owned by UID 65532 (oac-node) with no access for others, then run the command again.',
   },
+  checkpoint_root_unwritable: {
+    message: 'The checkpoint store {path} is not a directory oac-node can write',
+    hint: 'Mount it and give oac-node (UID 65532) access, then run the command again.',
+  },
+  plan_stale: {
+    message: 'The saved plan is stale: {what}; nothing was changed',
+    hint: 'Make the plan again (install … --plan-out FILE), review it, then apply the new file.',
+  },
+  plan_file_invalid: {
+    message: 'The plan file {path} {problem}',
+    hint: 'Make the plan again with install … --plan-out FILE.',
+  },
+  plan_refused: {
+    message: '{count} problems stop this run; nothing was changed',
+    hint: 'Fix each of them, then run the command again.',
+  },
   checkpoint_root_docker: {
     message: '--checkpoint-root applies only to microsandbox nodes; this Core uses Docker',
     hint: 'Run the command without --checkpoint-root.',
@@ -371,6 +387,11 @@ export const MESSAGES = {
     message: "The node's file {path} is damaged: {problem}",
     hint: 'The node account writes it; move it aside (or restore it) and run the command again.',
   },
+  identity_core_differs: {
+    message:
+      "The node's identity {path} names Core at {theirs}, but this installation's record names {ours}",
+    hint: "Someone changed the node account's files: check the host, then uninstall with --force and install again.",
+  },
   manifest_unavailable: {
     message: 'This console has no node files for release {release} (HTTP {status} for {path})',
     hint: 'The console serves node files from its release directory or redirects to the release: check that it holds this release, then run the command again.',
@@ -399,6 +420,10 @@ export const MESSAGES = {
     message: 'oac-node _prepare got an invalid request on standard input: {detail}',
     hint: "It is started by oac-node's installer only; run the install command instead.",
   },
+  not_a_file: {
+    message: '{path} exists and is a directory, not a file',
+    hint: 'Move it aside and run the command again.',
+  },
   not_a_directory: {
     message: '{path} exists and is not a directory (a link or a file)',
     hint: 'Move it aside and run the command again.',
@@ -406,6 +431,35 @@ export const MESSAGES = {
   not_installed: {
     message: 'No node of installation {id} is recorded on this host',
     hint: 'Check the installation ID (sudo ls /etc/oac-node), or add the node with the install command.',
+  },
+  identity_unreadable: {
+    message: 'The node identity {path} is damaged; restore the state directory from its backup',
+  },
+  // `{problem}`: `is not JSON: …`, `does not exist`, or `has N problems:` with each below it.
+  provider_file_invalid: {
+    message: 'The provider file {path} {problem}',
+  },
+  provider_file_unreadable: {
+    message: 'Cannot read the provider file {path}: {reason}',
+  },
+  not_registered: {
+    message: 'The node has no identity after preparation',
+    hint: 'Run the command again; if this repeats, report it with the lines above.',
+  },
+  // oac-node command's read of the console's SHA256SUMS (src/net/installer-checksum.ts): the
+  // same lines as Core's failures, with the way around them (--installer-sha256) as the hint.
+  installer_checksum_unreachable: {
+    message: 'Cannot reach Core at {origin}: {reason}',
+    hint: "Check the host's network, or pass --installer-sha256 HEX.",
+  },
+  installer_checksum_http_status: {
+    message: 'Core answered HTTP {status} to {route}',
+    hint: 'Check the console URL (--console-url), or pass --installer-sha256 HEX.',
+  },
+  // `{problem}`: `exceeds N bytes`, or `lists no single SHA-256 for oac-node`.
+  installer_checksum_invalid: {
+    message: "The console's {route} answer {problem}",
+    hint: 'Check the console URL (--console-url), or pass --installer-sha256 HEX.',
   },
 } as const satisfies Record<string, MessageEntry>;
 

@@ -1,13 +1,13 @@
 // Uninstall on a host whose record (the journal) is gone: only what can be proved to be this
-// installation's is taken as ours (src/engine/provable.ts), and the account and its home, which
+// installation's is taken as ours (src/installation/provable.ts), and the account and its home, which
 // cannot be told apart from ones that were there before, are kept with a line saying so.
 import type { Journal } from '../records/journal.ts';
-import { KEYS, resourceShape } from '../src/engine/desired.ts';
-import { accountDriver } from '../src/engine/drivers/account.ts';
-import { directoryDriver } from '../src/engine/drivers/directory.ts';
-import type { DriverContext } from '../src/engine/driver.ts';
-import { isProvablyOurs } from '../src/engine/provable.ts';
-import { isRecorded, nameOf } from '../src/engine/resources.ts';
+import { KEYS, resourceShape } from '../src/installation/desired.ts';
+import { accountDriver } from '../src/resources/drivers/account.ts';
+import { directoryDriver } from '../src/resources/drivers/directory.ts';
+import type { DriverContext } from '../src/resources/driver.ts';
+import { isProvablyOurs } from '../src/installation/provable.ts';
+import { isRecorded, nameOf } from '../src/resources/resources.ts';
 import type { Host } from '../src/host/host.ts';
 import { NODE_USER, type Layout } from '../src/layout.ts';
 

@@ -3,30 +3,40 @@
 // then reconciles with nothing wanted: in reverse order, the drivers remove what the journal
 // says this installation created, and the summary lists what was kept (UNI-02…06). It can be
 // rerun until it completes.
-import { Journal, listJournals } from '../records/journal.ts';
+import { Journal, listJournals, type JournalData } from '../records/journal.ts';
 import { withInstallerLock } from '../records/lock.ts';
-import { KEYS, resourceShape } from '../src/engine/desired.ts';
-import { directoryDriver } from '../src/engine/drivers/directory.ts';
-import type { Emit } from '../src/engine/events.ts';
-import { readNodeIdentity, readProviderImage } from '../src/engine/node-state.ts';
+import {
+  checkSavedPlan,
+  digestOf,
+  planDigest,
+  type SavedPlan,
+} from '../src/installation/saved-plan.ts';
+import { elsewhereOf } from '../records/elsewhere.ts';
+import { KEYS, resourceShape } from '../src/installation/desired.ts';
+import { directoryDriver } from '../src/resources/drivers/directory.ts';
+import type { Emit } from '../src/core/events.ts';
+import {
+  readNodeIdentity,
+  readNodeIdentityFor,
+  readProviderImage,
+} from '../src/installation/node-state.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
-import { recordedResources } from '../src/engine/recorded.ts';
-import { removeAll } from '../src/engine/remove.ts';
-import type { Resource } from '../src/engine/resources.ts';
-import type { RunReport } from '../src/engine/reconcile.ts';
-import { OacError } from '../src/errors.ts';
+import { recordedResources } from '../src/installation/recorded.ts';
+import { applyRemoval, planRemoval, type RemovalPlan } from '../src/installation/remove.ts';
+import { nameOf, type Resource } from '../src/resources/resources.ts';
+import type { RunReport } from '../src/installation/reconcile.ts';
 import { Host } from '../src/host/host.ts';
 import { forgetUnit } from '../src/host/systemd.ts';
 import {
+  BOOTSTRAP_DIR,
   JOURNAL_DIR,
   NODE_USER,
-  PROVIDER_GROUPS,
   STORE_DIR,
   layout,
   type InstallationId,
   type Layout,
 } from '../src/layout.ts';
-import { hint, message } from '../src/messages.ts';
+import { oacError } from '../src/messages.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { CoreError } from '../src/net/core-errors.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
@@ -40,24 +50,19 @@ export interface UninstallRequest {
   dryRun: boolean;
   /** OPS-03: an interrupted uninstall stops between two resources; a rerun finishes it. */
   signal?: AbortSignal;
+  /** DECL-05: a dry run whose plan the caller saves (the result's `plan`). */
+  planOut?: boolean;
+  /** DECL-05: `apply`: the plan must be this one, from the same inputs, or nothing changes. */
+  savedPlan?: SavedPlan;
 }
 
-/** What every installation on the host shares: they stay while another installation remains. */
-const SHARED = new Set<string>([
-  KEYS.account,
-  ...Object.values(PROVIDER_GROUPS).map((group: string) => KEYS.membership(group)),
-  KEYS.home,
-  KEYS.programRoot,
-  ...KEYS.nodeDirs,
-  KEYS.store,
-]);
-/** What holds or owns the microsandbox store: they stay while it stays (UNI-05). */
-const STORE_HOLDERS = new Set<string>([KEYS.account, KEYS.home, ...KEYS.nodeDirs]);
+export interface UninstallResult {
+  report: RunReport;
+  kept: string[];
+  plan?: { steps: SavedPlan['steps']; fingerprint: Record<string, string> };
+}
 
-export async function uninstall(
-  req: UninstallRequest,
-  emit: Emit,
-): Promise<{ report: RunReport; kept: string[] }> {
+export async function uninstall(req: UninstallRequest, emit: Emit): Promise<UninstallResult> {
   const host = new Host(req.root);
   const names = layout(req.installationId);
   return withInstallerLock(host, async () => {
@@ -67,11 +72,8 @@ export async function uninstall(
     // about: its credential went with it.
     const lostNode =
       mine?.resources[KEYS.state] !== undefined ? (mine.registered_node ?? null) : null;
-    const asked = req.force ? 'not asked' : await askCore(host, names, lostNode);
+    const asked = req.force ? 'not asked' : await askCore(host, names, lostNode, mine?.core_url);
     const journal = await Journal.open(host, names.id, mine?.core_url ?? 'http://127.0.0.1');
-    // Settled with Core (or forced): a rerun of an unfinished uninstall, or an install after
-    // one, is no lost state.
-    if (mine !== undefined && !req.dryRun) await journal.setRegisteredNode(null);
     const kept: string[] = [];
     if (mine === undefined) {
       journal.inMemory();
@@ -94,32 +96,82 @@ export async function uninstall(
       !coreConfirmed &&
       store?.kind === 'directory' &&
       directoryDriver.exists(await directoryDriver.probe(store, ctx));
-    const others = journals.length - (mine ? 1 : 0);
-    const keepReason = (r: Resource): string | undefined => {
-      if (others > 0 && SHARED.has(r.key)) return "another installation's node remains";
-      if (storeStays && r.key === KEYS.store) return storeDeleteHint(host);
-      if (storeStays && STORE_HOLDERS.has(r.key))
-        return r.key === KEYS.account
-          ? 'it owns the kept store; rerun to finish'
-          : 'it holds the kept store';
-      return undefined;
-    };
+    // What another installation's record lists (the account, its group, the shared
+    // directories) is still wanted there.
+    const elsewhere = elsewhereOf(journals.filter((j) => j.installation_id !== names.id));
+    const wantedElsewhere = (r: Resource) => elsewhere.wants(r.kind, nameOf(r));
+    const keepReason = (r: Resource): string | undefined =>
+      storeStays && r.key === KEYS.store ? storeDeleteHint(host) : undefined;
     kept.push(...(await keptAlways(host, names, journal)));
     const unrecordedReason = (r: Resource) =>
       mine === undefined && (r.key === KEYS.account || r.key === KEYS.home)
         ? 'no record shows the installer created it'
         : undefined;
-    const report = await removeAll(resources, ctx, {
+    const options = { keepReason, wantedElsewhere, unrecordedReason, signal: req.signal };
+    // The plan with nothing wanted, decided once: shown, saved, compared with a saved one and
+    // applied as it stands (nothing decided again between the check and the removals).
+    const removal = await planRemoval(resources, ctx, options);
+    let plan: UninstallResult['plan'];
+    if (req.planOut === true || req.savedPlan !== undefined) {
+      // DECL-05: the plan with nothing applied, and what it was made from.
+      const made = removalPlan(removal, {
+        journals,
+        asked,
+        storeStays,
+        kept,
+        force: req.force,
+      });
+      if (req.savedPlan !== undefined) checkSavedPlan(req.savedPlan, made, journal.lastPlan);
+      plan = made;
+    }
+    // Settled with Core (or forced): a rerun of an unfinished uninstall, or an install after
+    // one, is no lost state.
+    if (mine !== undefined && !req.dryRun) await journal.setRegisteredNode(null);
+    const report = await applyRemoval(removal, ctx, {
       dryRun: req.dryRun,
       emit,
-      keepReason,
-      unrecordedReason,
       signal: req.signal,
     });
-    for (const step of report.steps) if (step.action.kind === 'keep') kept.push(step.action.detail);
+    kept.push(...keptSteps(report));
     if (!req.dryRun) await finish(host, names, journal, storeStays);
-    return { report, kept };
+    // A plan applied once is stale afterwards: its journal goes, or records the plan.
+    if (plan !== undefined && !req.dryRun && (await host.lstat(names.journal)) !== undefined)
+      await journal.setLastPlan(planDigest(plan.fingerprint));
+    return { report, kept, ...(plan === undefined ? {} : { plan }) };
   });
+}
+
+function keptSteps(report: RunReport): string[] {
+  return report.steps.flatMap((s) => (s.action.kind === 'keep' ? [s.action.detail] : []));
+}
+
+/** The uninstall's plan as saved (DECL-05): its steps, and the digests of what it was made from:
+ *  every record on the host (another installation's decides what stays), Core's answer, the
+ *  store's fate, the kept lines and what each probe found. */
+function removalPlan(
+  removal: RemovalPlan,
+  inputs: {
+    journals: JournalData[];
+    asked: string;
+    storeStays: boolean;
+    kept: string[];
+    force: boolean;
+  },
+): NonNullable<UninstallResult['plan']> {
+  const steps = removal.steps.map((s) => ({
+    step: s.resource.key,
+    action: { kind: s.action.kind, detail: s.action.detail },
+  }));
+  const records = inputs.journals.map(({ created_at: _c, updated_at: _u, ...rest }) => rest);
+  const fingerprint: Record<string, string> = {
+    journal: digestOf(records),
+    core_answer: digestOf(inputs.asked),
+    options: digestOf({ force: inputs.force }),
+    kept: digestOf({ store_stays: inputs.storeStays, kept: inputs.kept }),
+  };
+  for (const s of removal.steps)
+    fingerprint[`resource:${s.resource.key}`] = digestOf(s.actual ?? null);
+  return { steps, fingerprint };
 }
 
 /** The journal stays with what is left while the store stays, so the rerun after the store's
@@ -148,14 +200,17 @@ async function askCore(
   host: Host,
   names: Layout,
   registeredNode: string | null,
+  /** The Core the record names (root's): the identity, the node account's file, must name it. */
+  recordedCoreUrl: string | undefined,
 ): Promise<'confirmed' | 'never registered'> {
-  const identity = await readNodeIdentity(host, names);
+  const identity =
+    recordedCoreUrl === undefined
+      ? await readNodeIdentity(host, names)
+      : await readNodeIdentityFor(host, names, recordedCoreUrl);
   if (identity === undefined && registeredNode !== null) {
     // Registered, and its credential lost with its state: Core cannot be asked.
     const values = { node_id: registeredNode, dir: names.stateDir, id: names.id };
-    throw new OacError('node_state_lost', message('node_state_lost', values), {
-      hint: hint('node_state_lost', values),
-    });
+    throw oacError('node_state_lost', values);
   }
   if (identity === undefined) return 'never registered'; // nothing Core knows
   // TRUST-01: the credential goes only to the key the node trusts.
@@ -171,13 +226,9 @@ async function askCore(
   } catch (error) {
     if (error instanceof CoreError && error.code === 'node_credential_refused') return 'confirmed';
     const reason = error instanceof Error ? error.message : String(error);
-    throw new OacError('core_gone', message('core_gone', { origin: identity.core_url, reason }), {
-      hint: hint('core_gone'),
-    });
+    throw oacError('core_gone', { origin: identity.core_url, reason });
   }
-  throw new OacError('core_still_lists', message('core_still_lists'), {
-    hint: hint('core_still_lists'),
-  });
+  throw oacError('core_still_lists');
 }
 
 /** UNI-04, UNI-06: what uninstall never deletes, with the command that does. */
@@ -200,7 +251,7 @@ async function keptAlways(host: Host, names: Layout, journal: Journal): Promise<
       `the shared checkpoint store ${shared} (it was mounted for the node, not made by it)`,
     );
   lines.push(
-    'the downloaded installers in ~/.oac/node-bootstrap: remove them with rm -rf ~/.oac/node-bootstrap',
+    `the downloaded installers in ~/${BOOTSTRAP_DIR}: remove them with rm -rf ~/${BOOTSTRAP_DIR}`,
   );
   return lines;
 }

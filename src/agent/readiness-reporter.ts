@@ -2,11 +2,11 @@
 // file each time: a file that no longer matches what was approved at registration gets no work
 // until it is restored (NODE-05), and a fix shows on the next report.
 import type { NodeSocket } from '../net/node-socket.ts';
-import type { RegisteredIdentity } from './identity-store.ts';
-import { loadProviderFile } from './load-provider-file.ts';
-import { providerFileDigest } from './provider-file.ts';
-import { checkReadiness, type Readiness } from './readiness.ts';
-import { loadServing } from './serving.ts';
+import type { RegisteredIdentity } from '../node/identity-store.ts';
+import { loadProviderFile } from '../node/load-provider-file.ts';
+import { providerFileDigest } from '../node/provider-file.ts';
+import { checkReadiness, type Readiness } from '../node/readiness.ts';
+import { loadServing } from '../node/serving.ts';
 
 export class ReadinessReporter {
   private inFlight = false;

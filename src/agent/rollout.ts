@@ -8,29 +8,29 @@
 // A manually registered node serves only its registration's configuration: it prepares nothing,
 // and Core shows it "Node software incompatible".
 import { dirname } from 'node:path';
-import type { DriverContext } from '../engine/driver.ts';
-import type { EngineEvent } from '../engine/events.ts';
-import { reconcile } from '../engine/reconcile.ts';
+import type { NodeContext } from '../node/drivers/context.ts';
+import type { EngineEvent } from '../core/events.ts';
+import { reconcileNode } from '../node/reconcile.ts';
 import { Host } from '../host/host.ts';
-import { layout, parseInstallationId } from '../layout.ts';
+import { DOCKER_SOCKET, layout, parseInstallationId } from '../layout.ts';
 import { isOacError } from '../errors.ts';
 import type { CoreClient } from '../net/core-client.ts';
 import { DockerUnavailable } from '../net/docker-api.ts';
 import type { NodeSocket } from '../net/node-socket.ts';
 import { proxyEnvFrom } from '../net/proxy-env.ts';
 import { backoffDelay } from '../net/retry.ts';
-import type { RegisteredIdentity } from './identity-store.ts';
-import { withDigestFile } from './digest-file.ts';
-import { fetchManifest, releaseOf } from './node-files.ts';
-import { stagedManifest } from './staged.ts';
-import { generationResources } from './node-desired.ts';
-import type { PrepareRequest } from './prepare-request.ts';
-import { parseProviderFile, type ProviderFile } from './provider-file.ts';
-import { providerFileText } from './provider-file-text.ts';
-import { checkReadiness, type ReadinessCode } from './readiness.ts';
-import { loadServing, switchServing, type Serving } from './serving.ts';
-import { loadProviderFile } from './load-provider-file.ts';
-import { releaseOldGenerations } from './release-generations.ts';
+import type { RegisteredIdentity } from '../node/identity-store.ts';
+import { withDigestFile } from '../node/digest-file.ts';
+import { fetchManifest, releaseOf } from '../node/node-files.ts';
+import { stagedManifest } from '../node/staged.ts';
+import { generationResources } from '../installation/node-desired.ts';
+import type { PrepareRequest } from '../node/prepare-request.ts';
+import { parseProviderFile, type ProviderFile } from '../node/provider-file.ts';
+import { providerFileText } from '../node/provider-file-text.ts';
+import { checkReadiness, type ReadinessCode } from '../node/readiness.ts';
+import { loadServing, switchServing, type Serving } from '../node/serving.ts';
+import { loadProviderFile } from '../node/load-provider-file.ts';
+import { releaseOldGenerations } from '../node/release-generations.ts';
 
 export type RolloutState = 'preparing' | 'ready' | 'failed';
 
@@ -171,16 +171,17 @@ export class Rollout {
       const emit = (event: EngineEvent) => {
         if (event.type === 'note') this.options.log(event.message);
       };
-      // The installer's own desired state and drivers, as oac-node (this process).
-      const ctx: DriverContext = {
+      // The installer's own desired state and drivers, as oac-node (this process), on the
+      // paths of the request (this node's --state-dir), never the layout's (#23).
+      const ctx: Omit<NodeContext, 'digests'> = {
         host: new Host('/'),
         layout: layout(parseInstallationId(req.installation_id)),
         emit,
         signal: this.stopping.signal,
         prepare: { req, manifest },
       };
-      await withDigestFile(ctx, false, (withDigests) =>
-        reconcile(generationResources(req, manifest), withDigests, {
+      await withDigestFile(ctx, req.state_dir, false, (withDigests) =>
+        reconcileNode(generationResources(req, manifest), withDigests, {
           dryRun: false,
           emit,
           signal: this.stopping.signal,
@@ -258,8 +259,7 @@ function requestFor(
     state_dir: stateDir,
     store_dir: store,
     checkpoint_root: checkpoint === `${store}/checkpoints` ? null : checkpoint,
-    docker_host:
-      current.provider === 'docker' ? current.adapter.host : 'unix:///var/run/docker.sock',
+    docker_host: current.provider === 'docker' ? current.adapter.host : `unix://${DOCKER_SOCKET}`,
     proxy_env: proxyEnvFrom(process.env) as Record<string, string>,
     dry_run: false,
   };

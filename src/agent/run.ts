@@ -1,8 +1,8 @@
 // `oac-node run` (NODE-02…05): one process per state directory keeps one connection to Core,
 // reports readiness at start and on every heartbeat, reconnects with backoff while Core is
 // unreachable, and exits 78 once Core refuses the node's credential (the node was removed).
-import { EXIT, OacError } from '../errors.ts';
-import { hint, message } from '../messages.ts';
+import { EXIT } from '../errors.ts';
+import { message, oacError } from '../messages.ts';
 import { ensureDirectory } from '../host/files.ts';
 import { CoreClient } from '../net/core-client.ts';
 import { sharedDispatcher } from '../net/dispatcher.ts';
@@ -10,14 +10,14 @@ import { CoreError } from '../net/core-errors.ts';
 import { openNodeSocket, type NodeSocket } from '../net/node-socket.ts';
 import { backoffDelay } from '../net/retry.ts';
 import { OutageLog, STABLE_MS } from './outage-log.ts';
-import { redactor } from '../ui/redact.ts';
+import { redactor } from '../redact.ts';
 import { PROGRAM, VERSION } from '../version.ts';
-import { isRegistered, loadIdentity, type RegisteredIdentity } from './identity-store.ts';
+import { isRegistered, loadIdentity, type RegisteredIdentity } from '../node/identity-store.ts';
 import { ReadinessReporter } from './readiness-reporter.ts';
-import { loadProviderFile } from './load-provider-file.ts';
+import { loadProviderFile } from '../node/load-provider-file.ts';
 import { Rollout } from './rollout.ts';
-import { finishSwitch, loadServing } from './serving.ts';
-import { lockStateDirectory } from './state-lock.ts';
+import { finishSwitch, loadServing } from '../node/serving.ts';
+import { lockStateDirectory } from '../node/state-lock.ts';
 import { pinOrigin } from '../net/core-pin.ts';
 
 export interface RunRequest {
@@ -45,13 +45,7 @@ export async function runNode(req: RunRequest): Promise<number> {
   try {
     const identity = await loadIdentity(req.stateDir);
     if (identity === undefined || !isRegistered(identity)) {
-      throw new OacError(
-        'node_not_registered',
-        message('node_not_registered', { dir: req.stateDir }),
-        {
-          hint: hint('node_not_registered'),
-        },
-      );
+      throw oacError('node_not_registered', { dir: req.stateDir });
     }
     redactor.add(identity.credential);
     // TRUST-01: before any request, Core's origin trusts the recorded pin alone.
@@ -60,9 +54,7 @@ export async function runNode(req: RunRequest): Promise<number> {
     const file = await loadProviderFile(req.configPath);
     if (new URL(file.core_url).origin !== identity.core_url) {
       const values = { file_core: new URL(file.core_url).origin, arg_core: identity.core_url };
-      throw new OacError('core_url_differs', message('core_url_differs', values), {
-        hint: hint('core_url_differs'),
-      });
+      throw oacError('core_url_differs', values);
     }
     // microsandbox puts its sockets in runtime_home, private to the node (guide: created 0700).
     if (file.provider === 'microsandbox') await ensureDirectory(file.adapter.runtime_home, 0o700);

@@ -16,7 +16,7 @@ import {
   type ReleaseFile,
   type ReleaseManifest,
 } from '../net/release-manifest.ts';
-import type { TarEntry } from './tar-header.ts';
+import type { TarEntry } from '../host/tar-header.ts';
 
 export const BUNDLE_MANIFEST = 'manifest.json';
 /** The installer under a fixed name, so the pasted line can take it out with `tar -xOf`. */

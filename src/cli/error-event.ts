@@ -9,6 +9,8 @@ export function errorEvent(error: unknown): Record<string, unknown> {
       code: error.code,
       message: error.message,
       hint: error.hint ?? null,
+      // Each problem of a refused plan (plan_refused) or of a file, one per line.
+      details: [...error.details],
       exit: error.exitCode,
     };
   const message = error instanceof Error ? error.message : String(error);

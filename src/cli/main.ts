@@ -26,6 +26,11 @@ const COMMAND_TABLE: ReadonlyArray<{ name: string; load: Loader }> = [
   { name: 'status', load: () => import('./commands/status.ts').then((m) => m.statusCommand) },
   { name: 'command', load: () => import('./commands/command.ts').then((m) => m.commandCommand) },
   { name: 'bundle', load: () => import('./commands/bundle.ts').then((m) => m.bundleCommand) },
+  { name: 'apply', load: () => import('./commands/apply.ts').then((m) => m.applyCommand) },
+  {
+    name: 'show-plan',
+    load: () => import('./commands/show-plan.ts').then((m) => m.showPlanCommand),
+  },
   { name: '_prepare', load: () => import('./commands/prepare.ts').then((m) => m.prepareCommand) },
 ];
 const COMMANDS = new Set(COMMAND_TABLE.map((c) => c.name));
@@ -115,7 +120,10 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       .option('root', { type: 'string', hidden: true })
       // Hidden: the pasted line ran this through sudo, so hints say sudo (src/ui/operator-shell.ts).
       .option('sudo', { type: 'boolean', hidden: true })
-      .demandCommand(1, 'Name a command: install, uninstall, register, run, status or command')
+      .demandCommand(
+        1,
+        'Name a command: install, uninstall, status, apply, show-plan, register, run, command or bundle',
+      )
       .strict()
       .exitProcess(false)
       .fail((msg: string | null, err: Error | undefined) => {

@@ -9,5 +9,7 @@ export const COMMAND_SUMMARIES = {
   status: "Compare this node's records with the host and with Core",
   command: 'Print the one-line install (or uninstall) command for this Core',
   bundle: "Write one file with a release's installer and node files, for hosts without the console",
+  apply: 'Apply a plan saved by install --plan-out, only if the host and Core are as it found them',
+  'show-plan': 'Print a plan saved by install --plan-out, as the dry run showed it',
   _prepare: false,
 } as const satisfies Record<string, string | false>;

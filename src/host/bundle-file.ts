@@ -7,7 +7,7 @@ import { constants, read as readCallback, type Stats } from 'node:fs';
 import { fstat as fstatCallback } from 'node:fs';
 import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { BLOCK, fileHeader, paddingOf, parseHeader, type TarEntry } from '../bundle/tar-header.ts';
+import { BLOCK, fileHeader, paddingOf, parseHeader, type TarEntry } from './tar-header.ts';
 import { isVerifiedFile, openPartFile } from './part-file.ts';
 import { isCode, syncDirectory } from './files.ts';
 import { oacError } from '../messages.ts';

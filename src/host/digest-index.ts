@@ -15,7 +15,7 @@
 import { constants, type BigIntStats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import * as z from 'zod';
-import { hashHandle, isCode } from './files.ts';
+import { hashHandle, isAbsent, isCode } from './files.ts';
 
 const decimal = z.string().regex(/^\d{1,40}$/);
 const entrySchema = z.object({
@@ -35,6 +35,8 @@ export type DigestRecord = z.infer<typeof digestRecordSchema>;
 const SETTLE_NS = 20_000_000n;
 /** For a ctime of whole seconds (a file system without finer timestamps). */
 const SETTLE_COARSE_NS = 2_000_000_000n;
+/** Date.now()'s grain: "now" may lie up to this far behind the kernel's stamps. */
+const NOW_GRAIN_NS = 1_000_000n;
 
 export interface DigestIndexOptions {
   /** Nanoseconds since the epoch (tests set the clock). */
@@ -116,10 +118,12 @@ export class DigestIndex {
     const { handle, stamp: first } = opened;
     try {
       // A timer may fire a little before Date.now() says it is due (they read different clocks,
-      // in whole ms): wait again, a few times at most, rather than not keep the stamp.
+      // in whole ms): wait again, a few times at most, rather than not keep the stamp. Date.now()
+      // is truncated to the ms, so a file written in this very ms has a ctime up to 1 ms ahead
+      // of "now": that is no clock jump (CI saw the stamp not kept for it, once).
       for (let tries = 0; tries < 3; tries += 1) {
         const wait = BigInt(first.ctime_ns) + SETTLE_NS - this.nowNs();
-        if (wait <= 0n || wait > SETTLE_NS) break;
+        if (wait <= 0n || wait > SETTLE_NS + NOW_GRAIN_NS) break;
         await new Promise((resolve) => setTimeout(resolve, Number(wait / 1_000_000n) + 1));
       }
       const lookedAt = this.nowNs();
@@ -180,7 +184,7 @@ async function openIfFile(path: string): Promise<{ handle: FileHandle; stamp: St
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    if (isCode(error, 'ENOENT') || isCode(error, 'EISDIR')) return undefined;
+    if (isAbsent(error) || isCode(error, 'EISDIR')) return undefined;
     throw error;
   }
   const stats = await handle.stat({ bigint: true });

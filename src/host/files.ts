@@ -10,6 +10,7 @@ import {
   mkdir,
   open,
   readFile,
+  realpath,
   rename,
   rm,
   stat,
@@ -22,7 +23,7 @@ export async function readIfExists(path: string): Promise<Buffer | undefined> {
   try {
     return await readFile(path);
   } catch (error) {
-    if (isCode(error, 'ENOENT')) return undefined;
+    if (isAbsent(error)) return undefined;
     throw error;
   }
 }
@@ -32,7 +33,7 @@ export async function lstatIfExists(path: string): Promise<Stats | undefined> {
   try {
     return await lstat(path);
   } catch (error) {
-    if (isCode(error, 'ENOENT')) return undefined;
+    if (isAbsent(error)) return undefined;
     throw error;
   }
 }
@@ -144,12 +145,18 @@ export function isCode(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
 
+/** The path is not there: missing, or under something that is no directory (ENOTDIR), which a
+ *  probe must take for absent (the plan refuses the non-directory at its own step, issue #23). */
+export function isAbsent(error: unknown): boolean {
+  return isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR');
+}
+
 /** The file's SHA-256, or undefined when it does not exist. */
 export async function sha256FileIfExists(path: string): Promise<string | undefined> {
   try {
     return await sha256File(path);
   } catch (error) {
-    if (isCode(error, 'ENOENT') || isCode(error, 'EISDIR')) return undefined;
+    if (isAbsent(error) || isCode(error, 'EISDIR')) return undefined;
     throw error;
   }
 }
@@ -215,4 +222,55 @@ export async function canWriteDirectory(dir: string): Promise<boolean> {
 /** Renames within one file system (atomic: a reader sees the old file or the new one). */
 export async function renameFile(from: string, to: string): Promise<void> {
   await rename(from, to);
+}
+
+/** A file only root may have written (a saved plan, DECL-05): a regular file, not through a
+ *  final link, owned by root, writable by no one else, at most `maxBytes`; or why it is not. */
+/** The first directory on the way to `path` (its real path, every ancestor) that someone other
+ *  than root could change: not root's, or writable by group or others without the sticky bit
+ *  (in a sticky directory such as /tmp no one else can rename or remove root's file). Whoever
+ *  can change a directory can swap what `path` names for another file between two reads
+ *  (OpenSSH's StrictModes, sudo's sudoers checks). Undefined: every ancestor is root's alone. */
+export async function untrustedAncestor(path: string): Promise<string | undefined> {
+  let dir: string;
+  try {
+    dir = await realpath(dirname(path));
+  } catch {
+    return undefined; // no such directory: the open that follows says so
+  }
+  for (;;) {
+    const found = await lstat(dir);
+    const othersWrite = (found.mode & 0o022) !== 0 && (found.mode & 0o1000) === 0;
+    if (found.uid !== 0 || othersWrite) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+export async function readRootOnlyFile(
+  path: string,
+  maxBytes: number,
+): Promise<{ bytes: Buffer } | { problem: string }> {
+  const exposed = await untrustedAncestor(path);
+  if (exposed !== undefined)
+    return { problem: `lies in ${exposed}, which someone other than root can change` };
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if (isAbsent(error)) return { problem: 'does not exist' };
+    if (isCode(error, 'ELOOP')) return { problem: 'is a symbolic link' };
+    return { problem: `cannot be read (${(error as { code?: string }).code ?? 'error'})` };
+  }
+  try {
+    const found = await handle.stat();
+    if (!found.isFile()) return { problem: 'is not a regular file' };
+    if (found.uid !== 0 || (found.mode & 0o022) !== 0)
+      return { problem: "is not root's alone (owned by root, writable by no one else)" };
+    if (found.size > maxBytes) return { problem: 'is too large' };
+    return { bytes: await handle.readFile() };
+  } finally {
+    await handle.close();
+  }
 }

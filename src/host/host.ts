@@ -8,7 +8,14 @@ import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { TOOL_PATH } from './tool-path.ts';
 import { runWithLines, type LineChildOptions, type LineChildResult } from './child-lines.ts';
-import { ensureDirectory, isCode, lstatIfExists, readIfExists, writeFileAtomic } from './files.ts';
+import {
+  ensureDirectory,
+  isAbsent,
+  isCode,
+  lstatIfExists,
+  readIfExists,
+  writeFileAtomic,
+} from './files.ts';
 
 export interface RunOptions {
   input?: string;
@@ -142,7 +149,7 @@ export class Host {
       const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
       handle = await open(this.path(hostPath), flags | constants.O_NOCTTY);
     } catch (error) {
-      if (isCode(error, 'ENOENT') || isCode(error, 'ELOOP')) return undefined;
+      if (isAbsent(error) || isCode(error, 'ELOOP')) return undefined;
       throw error;
     }
     try {
@@ -183,7 +190,7 @@ export class Host {
     try {
       handle = await open(this.path(hostPath), flags);
     } catch (error) {
-      if (isCode(error, 'ENOENT')) return { kind: 'absent' };
+      if (isAbsent(error)) return { kind: 'absent' };
       if (isCode(error, 'ELOOP')) return { kind: 'link' };
       throw error;
     }
@@ -203,7 +210,7 @@ export class Host {
     try {
       handle = await open(this.path(hostPath), constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (error) {
-      if (isCode(error, 'ENOENT')) return undefined;
+      if (isAbsent(error)) return undefined;
       throw error;
     }
     try {

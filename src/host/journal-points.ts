@@ -1,7 +1,8 @@
 // The crash matrix's hooks (issues #5 and #28: test/host/crash-root.test.ts,
-// test/e2e/crash.test.ts). Every journal write is a point, numbered (the N-th write of this
+// test/e2e/helpers/crash-host.ts). Every journal write is a point, numbered (the N-th write of this
 // process, 1-based) and named by what it writes: `intend:<key>`, `record:<key>`, `forget:<key>`
-// (a resource key such as `account:oac-node`, never a value), `registered-node`, `inputs` or
+// (a resource key such as `account:oac-node`, never a value; a write of several resources names
+// each, `intend:state+network`), `registered-node`, `inputs` or
 // `digests`.
 // - OAC_NODE_TEST_KILL_AT=before:N|after:N, or before:<label>|after:<label> (the first write with
 //   that label), makes this process SIGKILL itself just before or just after that write.

@@ -20,7 +20,7 @@ import {
   tunnelStreams,
   type StreamOpener,
 } from './pinned-connector.ts';
-import { redactor as processRedactor, type Redactor } from '../ui/redact.ts';
+import { redactor as processRedactor, type Redactor } from '../redact.ts';
 import {
   describeRoute as routeLine,
   parseProxyEnv,

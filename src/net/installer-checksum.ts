@@ -4,7 +4,7 @@
 // the unpacked executable and keeps it under this name (BOOT-03). One bounded GET: SEC-01 URL policy, 10 s, 64 KiB, no redirects.
 import { request, type Dispatcher } from 'undici';
 import { OacError, isOacError } from '../errors.ts';
-import { message } from '../messages.ts';
+import { oacError } from '../messages.ts';
 import { defaultDispatcher, describeTransportError } from './http-json.ts';
 import { untilAborted } from './linked-abort.ts';
 import { parseServiceUrl } from './url-policy.ts';
@@ -46,10 +46,7 @@ export async function fetchInstallerSha256(
   const url = installerSumsUrl(consoleUrl);
   const timeoutMs = options.timeoutMs ?? CHECKSUM_TIMEOUT_MS;
   const unreachable = (reason: string, cause?: unknown): OacError =>
-    new OacError('core_unreachable', message('core_unreachable', { origin: url.origin, reason }), {
-      hint: "Check the host's network, or pass --installer-sha256 HEX.",
-      cause,
-    });
+    oacError('installer_checksum_unreachable', { origin: url.origin, reason }, { cause });
   let response: Dispatcher.ResponseData;
   // A plain timer, not AbortSignal.timeout(): held by this frame, never collected unfired; and
   // the deadline holds even while undici still waits for a connection (issue #27.1).
@@ -75,13 +72,10 @@ export async function fetchInstallerSha256(
   }
   if (response.statusCode !== 200) {
     response.body.destroy();
-    throw new OacError(
-      'core_unexpected_response',
-      message('core_unexpected_response', { status: response.statusCode, route: ROUTE }),
-      {
-        hint: 'Check the console URL (--console-url), or pass --installer-sha256 HEX.',
-      },
-    );
+    throw oacError('installer_checksum_http_status', {
+      status: response.statusCode,
+      route: ROUTE,
+    });
   }
   const chunks: Buffer[] = [];
   let total = 0;
@@ -91,11 +85,10 @@ export async function fetchInstallerSha256(
       total += buffer.length;
       if (total > CHECKSUM_MAX_BYTES) {
         response.body.destroy();
-        throw new OacError(
-          'installer_checksum_invalid',
-          `The console's ${ROUTE} answer exceeds ${CHECKSUM_MAX_BYTES} bytes`,
-          { hint: 'Check the console URL (--console-url), or pass --installer-sha256 HEX.' },
-        );
+        throw oacError('installer_checksum_invalid', {
+          route: ROUTE,
+          problem: `exceeds ${CHECKSUM_MAX_BYTES} bytes`,
+        });
       }
       chunks.push(buffer);
     }
@@ -105,11 +98,10 @@ export async function fetchInstallerSha256(
   }
   const sha256 = parseInstallerSha256(Buffer.concat(chunks).toString('utf8'));
   if (sha256 === undefined) {
-    throw new OacError(
-      'installer_checksum_invalid',
-      `The console's ${ROUTE} answer lists no single SHA-256 for ${INSTALLER_NAME}`,
-      { hint: 'Check the console URL (--console-url), or pass --installer-sha256 HEX.' },
-    );
+    throw oacError('installer_checksum_invalid', {
+      route: ROUTE,
+      problem: `lists no single SHA-256 for ${INSTALLER_NAME}`,
+    });
   }
   return sha256;
 }

@@ -5,8 +5,8 @@
 // measured with undici 7.30): undici sends https through the *http* proxy when an empty
 // `https_proxy` hides a set `HTTPS_PROXY`, proxies loopback addresses, counts `*` only as the
 // whole `no_proxy` value, and throws on `host:port` without a scheme (curl accepts it).
-import { OacError } from '../errors.ts';
-import { hint, message, type MessageCode } from '../messages.ts';
+import type { OacError } from '../errors.ts';
+import { oacError } from '../messages.ts';
 import { isLoopbackHost } from './url-policy.ts';
 
 export const PROXY_VARIABLES = [
@@ -89,7 +89,7 @@ function refuseControlCharacters(env: ProxyEnv): void {
   for (const name of PROXY_VARIABLES) {
     const value = env[name];
     if (value !== undefined && CONTROL_CHARACTER.test(value))
-      throw proxyError('proxy_control_character', { name });
+      throw oacError('proxy_control_character', { name });
   }
 }
 
@@ -121,7 +121,7 @@ export function parseProxyUrl(variable: ProxyVariable, raw: string): ProxyServer
     throw invalidProxy(variable);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw proxyError('proxy_unsupported_scheme', {
+    throw oacError('proxy_unsupported_scheme', {
       name: variable,
       scheme: url.protocol.replace(/:$/, ''),
     });
@@ -148,12 +148,8 @@ export function parseProxyUrl(variable: ProxyVariable, raw: string): ProxyServer
   return { url: origin, display, variable, ...(credentials === undefined ? {} : { credentials }) };
 }
 
-function proxyError(code: MessageCode, values: Record<string, string>): OacError {
-  return new OacError(code, message(code, values), { hint: hint(code) });
-}
-
 function invalidProxy(variable: ProxyVariable): OacError {
-  return proxyError('proxy_invalid', { name: variable });
+  return oacError('proxy_invalid', { name: variable });
 }
 
 /** `no_proxy`: comma-separated; `*` alone is everything; hosts, suffixes, host:port, CIDR. */
@@ -168,7 +164,7 @@ export function parseNoProxy(variable: ProxyVariable, raw: string): NoProxyRule[
     }
     const rule = parseNoProxyEntry(text);
     if (rule === undefined) {
-      throw proxyError('no_proxy_invalid', { name: variable, entry: text });
+      throw oacError('no_proxy_invalid', { name: variable, entry: text });
     }
     rules.push(rule);
   }

@@ -1,7 +1,6 @@
 // SEC-01: Core, console and release URLs must be https, except loopback addresses (tests, the
 // demo). TLS verification is never turned off anywhere in src/net.
-import { OacError } from '../errors.ts';
-import { message } from '../messages.ts';
+import { oacError } from '../messages.ts';
 
 /**
  * SEC-01, SEC-07: loopback is 127.0.0.0/8, ::1 and the name `localhost` exactly: plain http is
@@ -23,15 +22,15 @@ export function parseServiceUrl(raw: string, what: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new OacError('invalid_url', message('invalid_url', { what, url: raw }));
+    throw oacError('invalid_url', { what, url: raw });
   }
   const plainLoopback = url.protocol === 'http:' && isLoopbackHost(url.hostname);
   if (url.protocol !== 'https:' && !plainLoopback) {
-    throw new OacError('insecure_url', message('insecure_url', { what, url: url.origin }));
+    throw oacError('insecure_url', { what, url: url.origin });
   }
   if (url.username !== '' || url.password !== '') {
     // Credentials travel in Authorization headers only, never in a URL (machine-api.md).
-    throw new OacError('invalid_url', message('invalid_url', { what, url: url.origin }));
+    throw oacError('invalid_url', { what, url: url.origin });
   }
   return url;
 }

@@ -4,7 +4,7 @@
 // the step's output (OPS-01). The engine drives; each listr task just waits for its
 // step's events, so the engine and the UI stay separate (STYLE.md point 2).
 import { Listr, type ListrTaskWrapper } from 'listr2';
-import type { EngineEvent } from '../engine/events.ts';
+import type { EngineEvent } from '../core/events.ts';
 import { printable } from './printable.ts';
 import { TransferClock, describeWait } from './progress-text.ts';
 
@@ -17,6 +17,10 @@ interface Pending {
   resolve: () => void;
   reject: (error: Error) => void;
   task?: { title: string; output: string };
+  /** What arrived before listr started the phase's task (an engine step that did no I/O can
+   *  start and finish before listr gets a turn): given to the task when it starts. */
+  title?: string;
+  output?: string;
   done: boolean;
 }
 
@@ -39,6 +43,8 @@ export function listrView(phases: Phase[]): ListrView {
           entry.resolve = resolve;
           entry.reject = reject;
           entry.task = task as unknown as { title: string; output: string };
+          if (entry.title !== undefined) entry.task.title = entry.title;
+          if (entry.output !== undefined) entry.task.output = entry.output;
           pending.set(phase.id, entry);
           if (entry.done) resolve();
         }),
@@ -59,7 +65,7 @@ export function listrView(phases: Phase[]): ListrView {
   };
   const known = new Set(phases.map((p) => p.id));
   const clock = new TransferClock();
-  // Engine steps name their phase (a resource's group, src/engine/resources.ts); a phase is
+  // Engine steps name their phase (a resource's group, src/resources/resources.ts); a phase is
   // done when the next one starts, or at the end.
   const phaseOfStep = new Map<string, string>();
   let current = phases[0]?.id;
@@ -81,15 +87,20 @@ export function listrView(phases: Phase[]): ListrView {
     const own = phaseOfStep.get(event.step);
     const entry = entryFor(own ?? current ?? event.step);
     const say = (text: string) => {
-      if (entry.task !== undefined) entry.task.output = printable(text);
+      entry.output = printable(text);
+      if (entry.task !== undefined) entry.task.output = entry.output;
+    };
+    const retitle = (text: string) => {
+      entry.title = printable(text);
+      if (entry.task !== undefined) entry.task.title = entry.title;
     };
     if (event.type === 'progress') say(clock.describe(event));
     if (event.type === 'waiting') say(describeWait(event));
     if (event.type === 'note') say(event.message);
     if (event.type === 'step-done' && own === undefined)
       say(`${event.result.outcome} ${event.result.detail}`);
-    if (event.type === 'step-done' && own !== undefined && entry.task !== undefined)
-      entry.task.title = printable(`${event.result.outcome.padEnd(9)} ${event.result.detail}`);
+    if (event.type === 'step-done' && own !== undefined)
+      retitle(`${event.result.outcome.padEnd(9)} ${event.result.detail}`);
     if (event.type === 'step-failed' && own !== undefined)
       entry.reject(new Error(printable(event.message)));
   };
@@ -106,7 +117,8 @@ export function listrView(phases: Phase[]): ListrView {
   const complete = (id: string, title: string): void => {
     const entry = entryFor(id);
     if (entry.done) return;
-    if (entry.task !== undefined) entry.task.title = printable(title);
+    entry.title = printable(title);
+    if (entry.task !== undefined) entry.task.title = entry.title;
     entry.done = true;
     entry.resolve();
   };

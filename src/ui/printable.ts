@@ -4,7 +4,7 @@
 // (LF). One rule, applied where text leaves the program (render-error, render-events, log,
 // listr, the commands' summaries), after the redactor (SEC-03) so a secret is masked first.
 import { forOperator } from './operator-shell.ts';
-import { redactor, type Redactor } from './redact.ts';
+import { redactor, type Redactor } from '../redact.ts';
 
 // C0 (including TAB, LF, CR), DEL, C1, the bidi embeddings/overrides/isolates and marks
 // (U+200E/U+200F, U+061C), and the line/paragraph separators that some terminals treat as LF.

@@ -1,7 +1,7 @@
 // What a file's progress and the wait for Core look like on screen (OPS-01), the same on a
 // terminal and on a pipe: bytes done of total, rate and time left, measured from the events'
 // arrival (the child's events arrive live, so the installer's clock is the transfer's).
-import type { EngineEvent } from '../engine/events.ts';
+import type { EngineEvent } from '../core/events.ts';
 
 type Progress = Extract<EngineEvent, { type: 'progress' }>;
 

@@ -2,7 +2,7 @@
 // file's start, `Resuming …` and verified end are always printed, a file's bytes at most every
 // few seconds, and the wait for Core when what Core says changes or every quarter minute
 // (OPS-01). Every line is masked (SEC-03) and escaped (SEC-09, src/ui/printable.ts).
-import type { EngineEvent } from '../engine/events.ts';
+import type { EngineEvent } from '../core/events.ts';
 import { printable, printableJson } from './printable.ts';
 import { TransferClock, describeWait } from './progress-text.ts';
 

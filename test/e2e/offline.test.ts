@@ -54,7 +54,7 @@ async function apiAndFileRequests(core: CoreInHost): Promise<Logged[]> {
   return (await core.coreApi('GET', '/__fixture/requests')).body as Logged[];
 }
 
-test('OFFLINE-01 issue #14 (b): a host without the console files installs from a bundle, reruns unchanged, uninstalls; a damaged bundle is refused', async () => {
+test('OFFLINE-01 DECL-05 issue #14 (b): a host without the console files installs from a bundle, reruns unchanged (also through a saved plan naming the bundle), uninstalls; a damaged bundle is refused', async () => {
   const dir = await release.dir();
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
     release: string;
@@ -188,11 +188,21 @@ test('OFFLINE-01 issue #14 (b): a host without the console files installs from a
         manifestSha256,
         '--installation-id',
         installationId,
-        '--dry-run',
+        '--plan-out',
+        '/root/rerun.plan',
       ],
       { stdin: '' },
     );
     assert.equal(dry.status, 0, `nothing would change\n${dry.stdout}\n${dry.stderr}`);
+    // DECL-05 with a bundle: the saved plan names it, and apply opens and checks it again.
+    const applied = await host.exec([installer, 'apply', '/root/rerun.plan'], {
+      stdin: '',
+      timeoutMs: 600_000,
+    });
+    assert.equal(applied.status, 0, `${applied.stdout}\n${applied.stderr}`);
+    assert.match(applied.stdout, /release\.bundle|unchanged/, applied.stdout);
+    const stale = await host.exec([installer, 'apply', '/root/rerun.plan'], { stdin: '' });
+    assert.equal(stale.status, 3, `applied once, the plan is stale\n${stale.stderr}`);
 
     // Core's configuration moves to the next release, which this host cannot download: the
     // documented command with a bundle of it stages it, and the node rolls out by itself.

@@ -18,6 +18,7 @@ import { hostWithCore } from './harness/core-pair.ts';
 import { issueToken } from './harness/enroll.ts';
 import { spawnInHostNet } from './helpers/core-in-host.ts';
 import { testRelease } from './helpers/release.ts';
+import { waitInHost } from './harness/wait.ts';
 
 const PASSWORD = 's3cret-pass.e2e'; // tinyproxy's BasicAuth takes [-a-z0-9._] only
 const PROXY = `http://op:${PASSWORD}@127.0.0.1:3128`;
@@ -85,8 +86,20 @@ before(async () => {
     ].join('\n'),
   });
   await host.shOk(
-    'systemd-run --unit=oac-e2e-proxy --quiet tinyproxy -d -c /etc/tinyproxy/e2e.conf && sleep 1 && systemctl is-active --quiet oac-e2e-proxy',
+    'systemd-run --unit=oac-e2e-proxy --quiet tinyproxy -d -c /etc/tinyproxy/e2e.conf',
   );
+  // Until it listens (no fixed sleep, issue #28), and still runs.
+  await waitInHost(
+    host,
+    'tinyproxy to listen on 127.0.0.1:3128',
+    "ss -Hltn 'sport = :3128' | grep -q .",
+    {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      explain: 'systemctl status --no-pager oac-e2e-proxy',
+    },
+  );
+  await host.shOk('systemctl is-active --quiet oac-e2e-proxy');
 });
 
 /** The TLS terminator in the host's network namespace (a process of this machine, by PID). */

@@ -1,7 +1,8 @@
 // Issue #5 item 3, `status` end to end: the record against the host against Core. A fresh node
 // shows no drift (exit 0); a unit edited by hand, a group membership removed and a replaced
 // program are each reported (exit 1) until a rerun of the install command restores them; a node
-// removed in Core is reported as removed.
+// removed in Core is reported as removed. The node half's steps are status's too (issue #23): a
+// Runtime image removed from Docker is reported missing until a rerun loads it again.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { removeNodeInCore } from './harness/core-nodes.ts';
@@ -17,7 +18,7 @@ interface Status {
   resources: Array<{ key: string; state: string }>;
 }
 
-test('issue #5 status: no drift after install; hand edits, a lost group and a swapped program reported until a rerun; Core removal reported', async () => {
+test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group, a swapped program and a removed Runtime image reported until a rerun; Core removal reported', async () => {
   const args = async () => ['--release-dir', await release.dir()];
   await withHostAndCore(args, async (host, core) => {
     const { command, installationId, uninstall } = await installByLine(host, core);
@@ -32,6 +33,24 @@ test('issue #5 status: no drift after install; hand edits, a lost group and a sw
     assert.match(clean.stdout, /^Core: node \S+ connected and ready$/m);
     assert.match(clean.stdout, /^No drift/m);
     assert.deepEqual((await json()).body.problems, []);
+
+    // Issue #23 DECL-01: the node half's part of the plan is in status too. The Runtime image
+    // removed from Docker is drift, and a rerun loads it again.
+    const runtime = (await json()).body.resources.find((r) => r.key === 'node:runtime');
+    assert.equal(runtime?.state, 'present', JSON.stringify((await json()).body.resources));
+    await host.shOk(
+      `docker image rm $(docker image ls --format '{{.Repository}}:{{.Tag}}' oac-runtime) >/dev/null`,
+    );
+    const noImage = await json();
+    assert.equal(noImage.status, 1);
+    assert.deepEqual(
+      noImage.body.resources.filter((r) => r.state !== 'present').map((r) => [r.key, r.state]),
+      [['node:runtime', 'missing']],
+    );
+    assert.match(noImage.body.problems.join('\n'), /^node Runtime image: download \S+ and load /m);
+    const reloaded = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 300_000 });
+    assert.equal(reloaded.status, 0, `${reloaded.stdout}\n${reloaded.stderr}`);
+    assert.deepEqual((await json()).body.problems, [], 'the rerun loaded the image again');
 
     const unit = `/etc/systemd/system/oac-node-${installationId}.service`;
     const program = `/usr/local/lib/oac-node/${installationId}/oac-node`;

@@ -69,8 +69,14 @@ function arrived(screen: string, file: string): number {
  *  it and finishes. */
 async function stoppedAndResumed(slow: Slow): Promise<void> {
   const { host, core, image, command, installationId } = slow;
-  const left = await host.sh('pgrep -u oac-node -a');
-  assert.notEqual(left.status, 0, `no process of oac-node is left: ${left.stdout}`);
+  // The node half ends within seconds of the installer. Seen twice under CI's load (issue #28):
+  // `oac-node _prepare` still listed just after the installer ended. Whether the installer
+  // should wait for it to be reaped (OPS-03) is open; until then it gets 10 s, and no more.
+  await waitUntil('no process of oac-node to be left', () => host.sh('pgrep -u oac-node -a'), {
+    done: (pgrep) => pgrep.status === 1,
+    timeoutMs: 10_000,
+    intervalMs: 250,
+  });
   const part = await host.shOk(
     `stat -c %s /var/lib/oac-node/.oac/nodes/${installationId}/files/${image.name}.part`,
   );
@@ -112,7 +118,13 @@ test('OPS-01 OPS-03 RERUN-04 a terminal shows the download moving; Ctrl-C stops 
 
 test('OPS-03 a closed terminal (SIGHUP) stops the run the same way; the next run continues', async () => {
   await onSlowLink(async (slow) => {
-    await slow.terminal.waitFor(/(KiB|MiB) of [\d.]+ (KiB|MiB)/);
+    // Some bytes on the screen, not only the download's start ("0 KiB of …"): a terminal
+    // closed before the first byte leaves an empty part, and nothing to resume (CI, issue #28).
+    await waitUntil('some of the download on the screen', slow.terminal.screen, {
+      done: (screen) => arrived(screen, slow.image.name) > 0,
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
     slow.terminal.close(); // the window goes: every process of the terminal gets SIGHUP
     // The installer stops between two steps (up to the node half's 30 s grace).
     // `[n]`: the pattern must not match the shell that runs pgrep itself.

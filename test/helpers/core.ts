@@ -121,10 +121,13 @@ export async function call(method: string, url: string, o: CallOptions = {}): Pr
     body = JSON.stringify(o.json);
     headers['content-type'] = 'application/json';
   }
-  const dispatcher = o.ca === undefined ? undefined : new Agent({ connect: { ca: o.ca } });
+  // A connection of its own each time, closed after: a kept-alive one may be closed by Core's
+  // server while a test blocks the event loop (spawnSync), and undici would send on it (CI saw
+  // "other side closed" after a 7 s spawnSync). Loopback connections cost next to nothing.
+  const dispatcher = new Agent(o.ca === undefined ? {} : { connect: { ca: o.ca } });
   const r = await request(url, { method: method as 'GET', headers, body, dispatcher });
   const text = await r.body.text();
-  await dispatcher?.close();
+  await dispatcher.close();
   let parsed: unknown = text === '' ? null : text;
   try {
     parsed = text === '' ? null : JSON.parse(text);

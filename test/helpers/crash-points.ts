@@ -3,7 +3,7 @@
 // (src/host/journal-points.ts), and `rootHalfPoints()`, the journal writes of root's half by
 // label. Both tiers of the matrix take root's half's points from here: the host tier kills each
 // (test/host/crash-root.test.ts), the e2e tier kills the rest of a real install's
-// (test/e2e/crash.test.ts).
+// (test/e2e/helpers/crash-host.ts).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';

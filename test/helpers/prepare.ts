@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { buildRelease } from '../../fixtures/release/build.ts';
 import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
-import { NO_PRIVILEGES } from '../../src/engine/drivers/as-node.ts';
+import { NO_PRIVILEGES } from '../../src/resources/drivers/as-node.ts';
 import { startCore, type TestCore } from './core.ts';
 import { requireExecutable } from './executable.ts';
 import { privateDockerd, type PrivateDockerd } from './private-dockerd.ts';

@@ -6,8 +6,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal } from '../../records/journal.ts';
-import { desired, sha256 } from '../../src/engine/desired.ts';
-import { reconcile } from '../../src/engine/reconcile.ts';
+import { desired } from '../../src/installation/desired.ts';
+import { sha256 } from '../../src/resources/sha256.ts';
+import { reconcile } from '../../src/installation/reconcile.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { uninstall } from '../../uninstaller/uninstall.ts';

@@ -12,7 +12,7 @@
 //     the killed tree: the same kill twice would leave the same tree).
 // The uninstall gets the same: killed at each of its writes, a rerun leaves the initial tree.
 // What only a real host shows (the node half, systemd and Docker for real) stays in
-// test/e2e/crash.test.ts, which kills the rest of the full install's points; both take root's
+// test/e2e/helpers/crash-host.ts, which kills the rest of the full install's points; both take root's
 // half's points from the same trace (`rootHalfPoints()`, test/helpers/crash-points.ts). Each test
 // prints the points it covered.
 import assert from 'node:assert/strict';

@@ -22,7 +22,7 @@ import { Journal } from '../../records/journal.ts';
 import { DigestIndex } from '../../src/host/digest-index.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
-import { loadDigestFile, saveDigestFile } from '../../src/agent/digest-file.ts';
+import { loadDigestFile, saveDigestFile } from '../../src/node/digest-file.ts';
 
 let dir: string;
 before(() => {
@@ -97,6 +97,27 @@ test('issue #13: a stamp too fresh to trust is not kept (racy), and remember() w
   assert.deepEqual(next.hashed, []);
 });
 
+test('issue #13: remember() waits out a stamp up to 1 ms ahead of Date.now() (its ms grain)', async () => {
+  const path = join(dir, 'same-ms');
+  writeFileSync(path, 'written in this ms');
+  const ctime = statSync(path, { bigint: true }).ctimeNs;
+  // Date.now() truncates to the ms: right after the write, "now" may read up to 1 ms before the
+  // ctime. The first reading says so; later ones run on the real clock from there.
+  let start: bigint | undefined;
+  const clock = () => {
+    start ??= process.hrtime.bigint();
+    return ctime - 900_000n + (process.hrtime.bigint() - start);
+  };
+  const index = new DigestIndex({}, { nowNs: clock });
+  await index.remember(path, sha('written in this ms'));
+  const entries = await index.entries();
+  assert.equal(
+    entries[path]?.sha256,
+    sha('written in this ms'),
+    'kept: waited, not taken for a jump',
+  );
+});
+
 test('issue #13: root keeps its digests in the journal, written only when they changed', async () => {
   const root = mkdtempSync(join(dir, 'root-'));
   const host = new Host(root);
@@ -134,21 +155,21 @@ test("issue #13: the node half's cache keeps entries of files a run did not look
   writeFileSync(b, 'generation 2');
   await new Promise((resolve) => setTimeout(resolve, 30)); // their ctimes settle
 
-  const install = await loadDigestFile(host, names);
+  const install = await loadDigestFile(host, names.stateDir);
   await install.sha256(a);
   await install.sha256(b);
-  await saveDigestFile(host, names, install);
+  await saveDigestFile(host, names.stateDir, install);
 
-  const rollout = await loadDigestFile(host, names);
+  const rollout = await loadDigestFile(host, names.stateDir);
   assert.equal(await rollout.sha256(b), sha('generation 2'));
   assert.deepEqual(rollout.hashed, [], 'b came from the cache');
   assert.equal(await rollout.changed(), false, 'a kept though unused: nothing to write');
 
   rmSync(a);
-  const after = await loadDigestFile(host, names);
+  const after = await loadDigestFile(host, names.stateDir);
   await after.sha256(b);
-  await saveDigestFile(host, names, after);
-  const last = await loadDigestFile(host, names);
+  await saveDigestFile(host, names.stateDir, after);
+  const last = await loadDigestFile(host, names.stateDir);
   assert.deepEqual(Object.keys(await last.entries()), [b], "a's entry went with its file");
   assert.equal(await last.sha256(b), sha('generation 2'));
   assert.deepEqual(last.hashed, []);

@@ -12,7 +12,16 @@ import { requireExecutable } from '../helpers/executable.ts';
 import { issueToken } from '../helpers/node.ts';
 import { makeScratchRoot, treeDiff, treeOf } from '../helpers/scratch-root.ts';
 import { makeReleaseDir } from '../helpers/core.ts';
-import { CORE_ID, ROWS, runExe, type Ctx, type Row } from './hostile-rows.ts';
+import {
+  CORE_ID,
+  CREDENTIAL,
+  IDENTITY_ELSEWHERE,
+  identityNamingAnotherCore,
+  ROWS,
+  runExe,
+  type Ctx,
+  type Row,
+} from './hostile-rows.ts';
 
 // Raw control characters on the terminal (LF ends lines and is allowed).
 const RAW =
@@ -94,3 +103,29 @@ for (const row of ROWS) {
     }
   });
 }
+
+test("SEC-04 status with an identity naming another Core than the record: Core's state unknown, saying why; nothing asked there, nothing changed", async () => {
+  const root = makeScratchRoot();
+  try {
+    identityNamingAnotherCore({ ...ctx, root });
+    const initial = treeOf(root, IGNORE);
+    const r = await runExe(ctx.exe, ['status', '--installation-id', CORE_ID, '--root', root], {
+      stdin: '',
+      env: {},
+    });
+    const shown = `exit ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+    assert.equal(r.status, 1, shown);
+    const core = /^Core: unknown \((.*)\)$/m.exec(r.stdout);
+    assert.ok(core !== null, shown);
+    assert.match(core[1] ?? '', IDENTITY_ELSEWHERE, shown);
+    assert.match(r.stdout, /^Node half: not checked \(The node's identity /m, shown);
+    assert.ok(!(r.stdout + r.stderr).includes(CREDENTIAL), `SEC-03 no credential: ${shown}`);
+    assert.deepEqual(treeDiff(initial, treeOf(root, IGNORE)), {
+      added: [],
+      removed: [],
+      changed: [],
+    });
+  } finally {
+    rmSync(root, { recursive: true });
+  }
+});

@@ -123,7 +123,15 @@ function journalOf(id: string, coreUrl: string): string {
   });
 }
 
-const CREDENTIAL = `cred-${randomBytes(24).toString('base64url')}`;
+/** A record of this Core, and an identity the node account rewrote to name another. */
+export function identityNamingAnotherCore(c: Ctx): void {
+  journal(c, journalOf(CORE_ID, c.core.core_url));
+  identity(c, identityOf('http://127.0.0.1:9'));
+}
+export const IDENTITY_ELSEWHERE =
+  /identity .*names Core at http:\/\/127\.0\.0\.1:9, but this installation's record names http/;
+
+export const CREDENTIAL = `cred-${randomBytes(24).toString('base64url')}`;
 function identityOf(coreUrl: string, extra: Record<string, unknown> = {}): string {
   const nodeId = '3a1d2c4b-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
   return JSON.stringify({
@@ -361,7 +369,7 @@ const stdinRows: Row[] = [
 }));
 const UNKNOWN_TOKEN = randomBytes(32).toString('base64url');
 
-/** A `_prepare` request of the installer's shape (src/agent/prepare-request.ts), patched. */
+/** A `_prepare` request of the installer's shape (src/node/prepare-request.ts), patched. */
 function prepareRequest(c: Ctx, patch: Record<string, unknown>): string {
   return JSON.stringify({
     installation_id: CORE_ID,
@@ -533,6 +541,18 @@ identityRows.push(
       identity(c, identityOf(`http://127.0.0.1:9/${ESC}`));
     },
     expect: /Cannot ask Core/,
+    secrets: () => [CREDENTIAL],
+  },
+  // The identity is the node account's file: a node account that rewrote it to name another
+  // Core must not steer where root sends the credential, nor whose answer counts as Core's
+  // (status: test/host/hostile-inputs.test.ts).
+  {
+    req: 'SEC-04',
+    kind: 'identity',
+    name: 'uninstall reads an identity naming another Core than the record (nothing is asked there)',
+    args: (c) => ['uninstall', '--installation-id', CORE_ID, '--root', c.root],
+    setup: identityNamingAnotherCore,
+    expect: IDENTITY_ELSEWHERE,
     secrets: () => [CREDENTIAL],
   },
 );

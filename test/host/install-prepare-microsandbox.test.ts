@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildRelease } from '../../fixtures/release/build.ts';
 import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
-import { parseProviderFile } from '../../src/agent/provider-file.ts';
+import { parseProviderFile } from '../../src/node/provider-file.ts';
 import { startCore, type TestCore } from '../helpers/core.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import { issueToken, listNodes } from '../helpers/node.ts';

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startCore, type TestCore } from '../helpers/core.ts';
-import { requireExecutable } from '../helpers/executable.ts';
+import { executableForAnyone } from '../helpers/executable.ts';
 import {
   dockerAdapter,
   startRun,
@@ -205,10 +205,7 @@ test('NODE-04 KVM: an account that cannot open /dev/kvm read-write is host_unsup
     chownSync(node.stateDir, NOBODY, NOBODY);
     chownSync(join(scratch, 'kvm-files'), NOBODY, NOBODY); // where it creates runtime_home
     chownSync(join(node.stateDir, 'identity.json'), NOBODY, NOBODY);
-    // A copy nobody can execute: the checkout itself may sit in a private (0700) directory.
-    const executable = join(scratch, 'oac-node');
-    copyFileSync(requireExecutable(), executable);
-    chmodSync(executable, 0o755);
+    const executable = executableForAnyone();
     const run = startRun(node, [], { uid: NOBODY, gid: NOBODY, executable });
     try {
       await waitForNode(core, node.nodeId, code('host_unsupported'));

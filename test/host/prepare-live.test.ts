@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
-import { NO_PRIVILEGES } from '../../src/engine/drivers/as-node.ts';
-import type { EngineEvent } from '../../src/engine/events.ts';
+import { NO_PRIVILEGES } from '../../src/resources/drivers/as-node.ts';
+import type { EngineEvent } from '../../src/core/events.ts';
 import { Host } from '../../src/host/host.ts';
 import { type TestCore } from '../helpers/core.ts';
 import { issueToken } from '../helpers/node.ts';
@@ -55,7 +55,7 @@ interface LiveRun {
   closedAt: number;
 }
 
-/** `_prepare` exactly as src/engine/drivers/node-half.ts starts it, events timed on arrival. */
+/** `_prepare` exactly as src/installation/node-half.ts starts it, events timed on arrival. */
 async function runLive(
   request: object,
   onEvent: (event: EngineEvent) => void = () => undefined,
@@ -180,3 +180,4 @@ test('ENR-05 a command that expires during a slow download: the download finishe
   assert.deepEqual(Object.fromEntries(done).enroll, 'created');
   assert.ok(existsSync(join(request.state_dir, 'identity.json')));
 });
+

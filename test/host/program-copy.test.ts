@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { fileDriver } from '../../src/engine/drivers/file.ts';
-import type { FileResource } from '../../src/engine/resources.ts';
+import { fileDriver } from '../../src/resources/drivers/file.ts';
+import type { FileResource } from '../../src/resources/resources.ts';
 import { isOacError } from '../../src/errors.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';

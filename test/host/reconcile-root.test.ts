@@ -6,16 +6,18 @@
 // Docker, and the e2e tier runs it.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { Journal } from '../../records/journal.ts';
-import { sha256 } from '../../src/engine/desired.ts';
-import type { EngineEvent } from '../../src/engine/events.ts';
-import { reconcile } from '../../src/engine/reconcile.ts';
+import { desired } from '../../src/installation/desired.ts';
+import { sha256 } from '../../src/resources/sha256.ts';
+import type { EngineEvent } from '../../src/core/events.ts';
+import { reconcile } from '../../src/installation/reconcile.ts';
 import { OacError } from '../../src/errors.ts';
 import { addSystemUser } from '../../src/host/accounts.ts';
 import { Host } from '../../src/host/host.ts';
+import { layout, parseInstallationId } from '../../src/layout.ts';
 import { uninstall } from '../../uninstaller/uninstall.ts';
 import { nodeStatus } from '../../installer/status.ts';
 import { CORE, ENV_KEY, ID, names, rootHalf as rootHalfOf } from '../helpers/root-half.ts';
@@ -154,6 +156,53 @@ test('DECL-01 golden: install makes exactly the expected tree; a rerun is unchan
   );
 });
 
+test("UNI-02 UNI-03 two records on one host: uninstalling one keeps what the other's record still lists (account, group, home); the other then keeps what it only adopted", async () => {
+  await runRoot();
+  const otherId = parseInstallationId('inst-2');
+  const other = layout(otherId);
+  const host = new Host(root);
+  const otherJournal = await Journal.open(host, otherId, CORE);
+  await otherJournal.setInputs({ provider: 'docker', group: 'docker', checkpoint_root: null });
+  const otherHalf = desired({
+    layout: other,
+    provider: 'docker',
+    group: 'docker',
+    coreUrl: CORE,
+    corePin: null,
+    proxyEnv: {},
+    envKey: ENV_KEY,
+    program: { source: program, sha256: sha256(readFileSync(program)) },
+  }).filter((r) => r.phase !== 'prepare');
+  // A second record (install itself refuses a second installation, HOST-10; a record can still
+  // be left on a host): it finds the account, group and home there, and adopts them.
+  await reconcile(
+    otherHalf,
+    { host, layout: other, journal: otherJournal, emit: noEvents },
+    { dryRun: false, emit: noEvents },
+  );
+  assert.equal(otherJournal.get('account:oac-node')?.ownership, 'adopted');
+
+  const { kept } = await removeAll();
+  const stays = "(another installation's node remains)";
+  for (const what of ['user oac-node', 'oac-node in docker', '/var/lib/oac-node'])
+    assert.ok(kept.includes(`${what} ${stays}`), `${what} kept:\n${kept.join('\n')}`);
+  for (const gone of [names.unitPath, names.program, names.journal])
+    assert.equal(existsSync(join(root, gone)), false, `${gone} removed`);
+  for (const stays of [other.unitPath, other.program, other.journal, '/var/lib/oac-node'])
+    assert.ok(existsSync(join(root, stays)), `${stays} kept`);
+  assert.match(readFileSync(join(root, 'etc/group'), 'utf8'), /^docker:.*oac-node/m);
+
+  const last = await uninstall(
+    { root, installationId: otherId, force: false, dryRun: false },
+    noEvents,
+  );
+  // UNI-03: what this record only adopted stays, said so; its own unit and program go.
+  assert.ok(last.kept.includes('user oac-node (adopted: it was there before the installer)'));
+  for (const gone of [other.unitPath, other.program, other.journal])
+    assert.equal(existsSync(join(root, gone)), false, `${gone} removed`);
+  assert.ok(existsSync(join(root, 'var/lib/oac-node')), 'the adopted home stays');
+});
+
 test('DECL-03 a dry run lists what the real run does, and changes nothing', async () => {
   const initial = treeOf(root);
   const plan = await runRoot({}, true);
@@ -220,6 +269,71 @@ test('HOST-01 another account holding UID 65532 stops the run, changing nothing'
     { name: 'someone', uid: 65532, home: '/nonexistent', shell: '/usr/sbin/nologin' },
     'uid_taken',
   ));
+
+test('SEC-02 DECL-01 a file where the program directory belongs is refused before the first write: no account is made first', async () => {
+  // Planned last-but-many (after the account, its group and its home): refused all the same
+  // before anything changes, since every step is planned before the first is applied (#23).
+  mkdirSync(join(root, 'usr/local/lib'), { recursive: true });
+  writeFileSync(join(root, 'usr/local/lib/oac-node'), 'not a directory');
+  const before = treeOf(root);
+  await assert.rejects(
+    runRoot(),
+    (e: unknown) => e instanceof OacError && e.code === 'not_a_directory',
+  );
+  assert.deepEqual(treeOf(root), before);
+});
+
+test('HOST-03 SEC-02 DECL-01 a directory where the unit file belongs is refused before the first write', async () => {
+  // Written over, it would fail half way through the run (after the account and the program).
+  mkdirSync(join(root, names.unitPath.slice(1)), { recursive: true });
+  const before = treeOf(root);
+  await assert.rejects(runRoot(), (e: unknown) => e instanceof OacError && e.code === 'not_a_file');
+  assert.deepEqual(treeOf(root), before);
+});
+
+test('HOST-01 SEC-02 DECL-01 a plan with two refusals lists both, in one error, and changes nothing', async () => {
+  await addSystemUser(new Host(root), {
+    name: 'oac-node',
+    uid: 4242,
+    home: '/home/oac-node',
+    shell: '/bin/bash',
+  });
+  mkdirSync(join(root, 'usr/local/lib'), { recursive: true });
+  writeFileSync(join(root, 'usr/local/lib/oac-node'), 'not a directory');
+  const before = treeOf(root);
+  const error = await runRoot().then(
+    () => assert.fail('a refused plan was applied'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof OacError, String(error));
+  assert.equal(error.code, 'plan_refused');
+  assert.equal(error.message, '2 problems stop this run; nothing was changed');
+  assert.equal(error.details.length, 2, error.details.join('\n'));
+  assert.match(error.details[0] ?? '', /^An account named oac-node already exists/);
+  assert.match(
+    error.details[1] ?? '',
+    /^\/usr\/local\/lib\/oac-node exists and is not a directory/,
+  );
+  assert.deepEqual(treeOf(root), before);
+  // The dry run shows the same two, each at its own step.
+  const events: EngineEvent[] = [];
+  const host = new Host(root);
+  const journal = await Journal.open(host, ID, CORE);
+  const emit = (e: EngineEvent) => events.push(e);
+  await assert.rejects(
+    reconcile(rootHalf(), { host, layout: names, journal, emit }, { dryRun: true, emit }),
+    (e: unknown) => e instanceof OacError && e.code === 'plan_refused',
+  );
+  const failed = events.flatMap((e) => (e.type === 'step-failed' ? [[e.step, e.code]] : []));
+  assert.deepEqual(failed, [
+    ['account:oac-node', 'account_foreign'],
+    ['directory:program-root', 'not_a_directory'],
+  ]);
+  assert.ok(
+    events.some((e) => e.type === 'step-plan' && e.step === 'service'),
+    'the dry run goes on past a refusal to the last step',
+  );
+});
 
 test('HOST-06 proxy settings: written 0600, replaced by other settings, removed by a run without a proxy', async () => {
   const envFile = join(root, names.envFile);

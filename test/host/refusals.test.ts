@@ -27,13 +27,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, afterEach, before, beforeEach, test } from 'node:test';
 import { Journal } from '../../records/journal.ts';
-import { desired, sha256 } from '../../src/engine/desired.ts';
-import { reconcile } from '../../src/engine/reconcile.ts';
+import { desired } from '../../src/installation/desired.ts';
+import { sha256 } from '../../src/resources/sha256.ts';
+import { reconcile } from '../../src/installation/reconcile.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { makeReleaseDir, startCore, type TestCore } from '../helpers/core.ts';
 import { dockerdInNamespace, shq, type DockerdInNamespace } from '../helpers/dockerd-namespace.ts';
-import { requireExecutable } from '../helpers/executable.ts';
+import { executableForAnyone, requireExecutable } from '../helpers/executable.ts';
 import { issueToken } from '../helpers/node.ts';
 import { privateDockerd } from '../helpers/private-dockerd.ts';
 import { dockerGid, makeScratchRoot, treeDiff, treeOf } from '../helpers/scratch-root.ts';
@@ -79,10 +80,9 @@ function runExe(
   args: string[],
   o: { stdin: string; keepStdinOpen?: boolean; uid?: number; prefix?: string[] } = { stdin: '' },
 ): Promise<Ran> {
-  const [command, ...argv] = [...(o.prefix ?? []), requireExecutable(), ...args] as [
-    string,
-    ...string[],
-  ];
+  // As another account, a copy it can reach (the checkout may be private).
+  const exe = o.uid === undefined ? requireExecutable() : executableForAnyone();
+  const [command, ...argv] = [...(o.prefix ?? []), exe, ...args] as [string, ...string[]];
   const child = spawn(command, argv, {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     stdio: ['pipe', 'pipe', 'pipe'],

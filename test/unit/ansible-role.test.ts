@@ -1,12 +1,13 @@
 // FLEET-01 DECL-01: the Ansible role (YAML, which cannot import TypeScript) spells a few things
-// the project owns elsewhere: the installation's journal path (src/layout.ts), and the pasted
-// line's clean start (installer/one-liner.ts: its PATH, its variables, its bootstrap folder).
+// the project owns elsewhere: the installation's journal path and the pasted line's bootstrap
+// folder (src/layout.ts), and the line's clean start (installer/one-liner.ts: its PATH, its
+// variables).
 // These tests keep each spelling equal to its owner's, so a change there fails here.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { BOOTSTRAP_DIR, PASSED_NAMES, SAFE_PATH } from '../../installer/one-liner.ts';
-import { layout, parseInstallationId } from '../../src/layout.ts';
+import { PASSED_NAMES, SAFE_PATH } from '../../installer/one-liner.ts';
+import { BOOTSTRAP_DIR, layout, parseInstallationId } from '../../src/layout.ts';
 
 const role = new URL('../../deploy/ansible/roles/oac_node/', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, role), 'utf8');

@@ -1,9 +1,9 @@
-// OFFLINE-01: the bundle's ustar headers (src/bundle/tar-header.ts): what is written reads back,
+// OFFLINE-01: the bundle's ustar headers (src/host/tar-header.ts): what is written reads back,
 // GNU tar's checksum rule holds, and anything that is not one of our plain entries is refused
 // with the offset it was found at.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BLOCK, fileHeader, paddingOf, parseHeader } from '../../src/bundle/tar-header.ts';
+import { BLOCK, fileHeader, paddingOf, parseHeader } from '../../src/host/tar-header.ts';
 
 test('OFFLINE-01 a header written reads back as the same name and size', () => {
   for (const [name, size] of [

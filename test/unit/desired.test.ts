@@ -1,10 +1,10 @@
-// DECL-01: the desired state is a pure function of its inputs (src/engine/desired.ts). Golden
+// DECL-01: the desired state is a pure function of its inputs (src/installation/desired.ts). Golden
 // outputs: the resources, in order, for each provider; the properties an install knows; the
 // service's digest of what it reads (DECL-03).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { desired, resourceShape, type DesiredInputs } from '../../src/engine/desired.ts';
+import { desired, resourceShape, type DesiredInputs } from '../../src/installation/desired.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 
 const names = layout(parseInstallationId('inst-1'));

@@ -2,20 +2,19 @@
 // are the decisions install, rerun, --dry-run, status and uninstall all share (DECL-01…03).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { desired } from '../../src/engine/desired.ts';
-import { accountDriver } from '../../src/engine/drivers/account.ts';
-import { directoryDriver } from '../../src/engine/drivers/directory.ts';
-import { fileDriver } from '../../src/engine/drivers/file.ts';
-import { membershipDriver } from '../../src/engine/drivers/membership.ts';
-import { networkDriver } from '../../src/engine/drivers/network.ts';
-import { nodeHalfDriver } from '../../src/engine/drivers/node-half.ts';
-import { RESTART_OWED, serviceDriver } from '../../src/engine/drivers/service.ts';
+import { desired } from '../../src/installation/desired.ts';
+import { accountDriver } from '../../src/resources/drivers/account.ts';
+import { directoryDriver } from '../../src/resources/drivers/directory.ts';
+import { fileDriver } from '../../src/resources/drivers/file.ts';
+import { membershipDriver } from '../../src/resources/drivers/membership.ts';
+import { networkDriver } from '../../src/resources/drivers/network.ts';
+import { nodeHalfDriver } from '../../src/installation/node-half.ts';
+import { RESTART_OWED, serviceDriver } from '../../src/resources/drivers/service.ts';
 import { migrateFormat1 } from '../../records/journal-format1.ts';
 import * as z from 'zod';
-import { unitDriver } from '../../src/engine/drivers/unit.ts';
-import type { Kind, ResourceOf } from '../../src/engine/resources.ts';
-import type { Action } from '../../src/engine/step.ts';
-import { OacError } from '../../src/errors.ts';
+import { unitDriver } from '../../src/resources/drivers/unit.ts';
+import type { Kind, ResourceOf } from '../../src/resources/resources.ts';
+import type { Action } from '../../src/core/step.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 
 const list = desired({
@@ -41,20 +40,24 @@ const user = {
   home: '/var/lib/oac-node',
   shell: '/usr/sbin/nologin',
 };
-const code = (c: string) => (e: unknown) => e instanceof OacError && e.code === c;
+/** A refusal as plan data (issue #23): the action refuses, with that code, instead of throwing. */
+function assertRefused(action: Action, c: string): void {
+  assert.equal(action.kind, 'refuse');
+  assert.deepEqual(
+    action.refusals?.map((r) => r.code),
+    [c],
+  );
+}
 
 test('HOST-01 account: absent → create; its UID held by another → refused; another shape → refused; ours → unchanged', () => {
   const r = pick('account');
   assert.equal(accountDriver.diff(r, { byName: undefined, byUid: undefined }, none).kind, 'create');
   const other = { ...user, name: 'someone' };
-  assert.throws(
-    () => accountDriver.diff(r, { byName: undefined, byUid: other }, none),
-    code('uid_taken'),
-  );
+  assertRefused(accountDriver.diff(r, { byName: undefined, byUid: other }, none), 'uid_taken');
   const foreign = { ...user, shell: '/bin/bash' };
-  assert.throws(
-    () => accountDriver.diff(r, { byName: foreign, byUid: foreign }, none),
-    code('account_foreign'),
+  assertRefused(
+    accountDriver.diff(r, { byName: foreign, byUid: foreign }, none),
+    'account_foreign',
   );
   assert.equal(accountDriver.diff(r, { byName: user, byUid: user }, none).kind, 'unchanged');
 });
@@ -70,9 +73,9 @@ test('HOST-02 membership: a member (listed or through the primary group) → unc
 test('SEC-02 directory: absent → create; a link or file in its place → refused; there → unchanged', () => {
   const r = pick('directory', 'directory:home');
   assert.equal(directoryDriver.diff(r, { exists: false, isDirectory: false }, none).kind, 'create');
-  assert.throws(
-    () => directoryDriver.diff(r, { exists: true, isDirectory: false }, none),
-    code('not_a_directory'),
+  assertRefused(
+    directoryDriver.diff(r, { exists: true, isDirectory: false }, none),
+    'not_a_directory',
   );
   assert.equal(
     directoryDriver.diff(r, { exists: true, isDirectory: true }, none).kind,
@@ -91,6 +94,9 @@ test('HOST-06 file: create, replace on another digest, update on owner or mode, 
   assert.equal(fileDriver.diff(program, { ...same, mode: 0o777 }, none).kind, 'update');
   assert.equal(fileDriver.diff(program, { ...same, uid: 1000 }, none).kind, 'update');
   assert.equal(fileDriver.diff(program, { ...same, regular: false }, none).kind, 'replace');
+  // A directory in its place is refused in the plan, not replaced half way through a run.
+  const directory = { exists: true, regular: false, directory: true, mode: 0o755, uid: 0 };
+  assertRefused(fileDriver.diff(program, directory, none), 'not_a_file');
   const unknown = { ...program, sha256: undefined }; // a record from before digests were kept
   assert.equal(
     fileDriver.diff(unknown, { ...same, sha256: 'c'.repeat(64) }, none).kind,
@@ -101,13 +107,15 @@ test('HOST-06 file: create, replace on another digest, update on owner or mode, 
   assert.equal(fileDriver.diff(absentWanted, { exists: false }, none).kind, 'skip');
 });
 
-test('HOST-03 unit: absent → create; edited by hand → update; same digest → unchanged', () => {
+test('HOST-03 unit: absent → create; edited by hand → update; same digest → unchanged; a directory → refused', () => {
   const r = pick('unit');
   assert.equal(unitDriver.diff(r, { exists: false }, none).kind, 'create');
   const edited = unitDriver.diff(r, { exists: true, sha256: 'f'.repeat(64) }, none);
   assert.equal(edited.kind, 'update');
   assert.match(edited.why ?? '', /edited by hand/);
   assert.equal(unitDriver.diff(r, { exists: true, sha256: r.sha256 }, none).kind, 'unchanged');
+  // A directory in its place is refused in the plan, not written over half way through a run.
+  assertRefused(unitDriver.diff(r, { exists: true, directory: true }, none), 'not_a_file');
 });
 
 test('DECL-03 service: started when not running; restarted when what it reads changes in this run or since it started; else unchanged', () => {
@@ -263,4 +271,8 @@ test("DECL-03 node half: when a new program is installed first, the old program'
   const plan = nodeHalfDriver.diff(r, { planned: quiet }, replaced);
   assert.equal(plan.kind, 'update');
   assert.match(plan.detail, /new program/);
+  // What the installed program refuses stops the run all the same, before anything is written.
+  const refusal = { code: 'provider_file_changed', message: 'other settings' };
+  const refused = [{ kind: 'refuse', detail: 'other settings', refusals: [refusal] }] as Action[];
+  assertRefused(nodeHalfDriver.diff(r, { planned: refused }, replaced), 'provider_file_changed');
 });

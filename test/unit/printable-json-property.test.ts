@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { printableJson } from '../../src/ui/printable.ts';
-import { Redactor } from '../../src/ui/redact.ts';
+import { Redactor } from '../../src/redact.ts';
 
 const BASE_SEED = Number(process.env.PRINTABLE_JSON_SEED ?? 0x27_0002);
 const CASES = Number(process.env.CASES ?? 10_000);

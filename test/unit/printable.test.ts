@@ -7,7 +7,7 @@ import { renderError } from '../../src/ui/render-error.ts';
 import { escapeControls, printable, printableJson } from '../../src/ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../src/ui/render-events.ts';
 import { OacError } from '../../src/errors.ts';
-import { redactor } from '../../src/ui/redact.ts';
+import { redactor } from '../../src/redact.ts';
 
 // Every character a terminal may act on, none of which may survive.
 const HOSTILE = [

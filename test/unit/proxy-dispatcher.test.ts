@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isOacError } from '../../src/errors.ts';
 import { createDispatcher } from '../../src/net/dispatcher.ts';
-import { Redactor } from '../../src/ui/redact.ts';
+import { Redactor } from '../../src/redact.ts';
 
 test('DL-04 the dispatcher routes with our resolver and describes each route', async () => {
   const redactor = new Redactor();

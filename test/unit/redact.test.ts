@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Redactor } from '../../src/ui/redact.ts';
+import { Redactor } from '../../src/redact.ts';
 
 test('SEC-03 registered secrets are masked, also URL-encoded, longest first', () => {
   const r = new Redactor();

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { RegisteredIdentity } from '../../src/agent/identity-store.ts';
-import { releaseOldGenerations } from '../../src/agent/release-generations.ts';
+import type { RegisteredIdentity } from '../../src/node/identity-store.ts';
+import { releaseOldGenerations } from '../../src/node/release-generations.ts';
 import type { CoreClient } from '../../src/net/core-client.ts';
 
 test('NODE-05 no kept generation: the release asks Core nothing, reads nothing, logs nothing', async () => {

@@ -3,7 +3,7 @@
 // what Core says changes, else every quarter minute. A fake clock, no timing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EngineEvent } from '../../src/engine/events.ts';
+import type { EngineEvent } from '../../src/core/events.ts';
 import { plainRenderer } from '../../src/ui/render-events.ts';
 import { TransferClock } from '../../src/ui/progress-text.ts';
 

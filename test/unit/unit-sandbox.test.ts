@@ -3,7 +3,7 @@
 // systemd-analyze in the e2e host (test/e2e/sandbox.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { renderUnit } from '../../src/engine/unit-file.ts';
+import { renderUnit } from '../../src/resources/unit-file.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 
 const names = layout(parseInstallationId('inst-1'));

@@ -1,10 +1,18 @@
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
-import { INSTALL_PHASES, install } from '../../../installer/install.ts';
-import type { EngineEvent } from '../../engine/events.ts';
+import {
+  INSTALL_PHASES,
+  install,
+  type InstallRequest,
+  type InstallResult,
+} from '../../../installer/install.ts';
+import { PLAN_FORMAT, shownEvents } from '../../installation/saved-plan.ts';
+import { writePlanFile } from '../../installation/plan-file.ts';
+import type { EngineEvent } from '../../core/events.ts';
 import { listrView } from '../../ui/listr-renderer.ts';
-import { EXIT, ExitStatus, OacError, UsageError } from '../../errors.ts';
+import { EXIT, ExitStatus, UsageError } from '../../errors.ts';
 import { enrollmentToken } from '../../net/core-schemas.ts';
 import { PROXY_VARIABLES } from '../../net/proxy-env.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
@@ -14,13 +22,14 @@ import { openBundleFile } from '../../host/bundle-file.ts';
 import { isCode } from '../../host/files.ts';
 import { hint, message, oacError } from '../../messages.ts';
 import { escapeControls, printable } from '../../ui/printable.ts';
+import { planSavedLine } from '../../ui/plan-saved.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
-import { redactor } from '../../ui/redact.ts';
+import { redactor } from '../../redact.ts';
 import { readStdin } from '../stdin.ts';
 import { errorEvent } from '../error-event.ts';
 import { startEvent } from '../json-contract.ts';
 import { interruptOnSignals } from '../interrupt.ts';
-import { layout, parseInstallationId } from '../../layout.ts';
+import { layout, parseInstallationId, type InstallationId } from '../../layout.ts';
 import { runUninstall } from './uninstall.ts';
 
 interface InstallArgs {
@@ -32,6 +41,7 @@ interface InstallArgs {
   'checkpoint-root'?: string;
   name?: string;
   'dry-run': boolean;
+  'plan-out'?: string;
   json: boolean;
   timeout: number;
   uninstall: boolean;
@@ -78,6 +88,11 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         default: false,
         describe: 'Print the plan and change nothing (exit 2 if something would change)',
       })
+      .option('plan-out', {
+        type: 'string',
+        describe:
+          'Save the plan to this file (0600) and change nothing; oac-node apply FILE applies exactly it',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' })
       .option('timeout', {
         type: 'number',
@@ -107,8 +122,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
   handler: async (argv) => {
     if (argv.uninstall) return runUninstall(argv);
     // PRE-01: root before the token is read or anything changes.
-    if (process.getuid?.() !== 0)
-      throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
+    if (process.getuid?.() !== 0) throw oacError('not_root');
     if (TOKEN_VARIABLES.some((name) => process.env[name] !== undefined)) refuseTokenInEnvironment();
     const coreUrl = required(argv['core-url'], '--core-url');
     const installationId = parseInstallationId(argv['installation-id']);
@@ -119,96 +133,142 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     // OFFLINE-01: opened and listed before the token is read; checked whole in preflight.
     const manifestSha256 = manifestSha256Arg(argv.bundle, argv['manifest-sha256']);
     const bundle = argv.bundle === undefined ? undefined : await openBundle(argv.bundle);
-    const token = tokenFromStdin(await readStdin(TOKEN_STDIN_MAX_BYTES, 'the enrollment token'));
-    if (token !== undefined) {
-      // PRE-02: the same token also in the environment means it went through sudo's log.
-      if (Object.values(process.env).includes(token)) refuseTokenInEnvironment();
-    }
-    const write = (text: string) => process.stdout.write(text);
-    // A terminal gets listr2 phases; a pipe gets plain lines; --json gets NDJSON.
-    const view =
-      !argv.json && !argv['dry-run'] && process.stdout.isTTY
-        ? listrView(INSTALL_PHASES)
-        : undefined;
-    const plain = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
-    if (argv.json) jsonRenderer(write)(startEvent('install', argv['dry-run']));
-    const emit =
-      view === undefined
-        ? plain
-        : (event: EngineEvent) => {
-            if (event.type === 'step-start')
-              view.complete('preflight', 'Checked the host, Core and the release');
-            view.emit(event);
-          };
-    const proxyEnv = Object.fromEntries(
-      PROXY_VARIABLES.flatMap((n) =>
-        process.env[n] === undefined ? [] : [[n, process.env[n] as string]],
-      ),
-    );
-    // OPS-03: the first Ctrl-C, SIGTERM or SIGHUP stops the run at a step boundary.
-    const interruption = interruptOnSignals();
-    const result = await install(
-      {
-        coreUrl: coreOrigin,
-        corePin,
-        installationId,
-        name,
-        dryRun: argv['dry-run'],
-        checkpointRoot,
-        proxyEnv,
-        root: argv.root ?? '/',
-        token,
-        timeoutSeconds: argv.timeout,
-        signal: interruption.signal,
-        ...(bundle === undefined ? {} : { bundle, bundleManifestSha256: manifestSha256 }),
-      },
-      emit,
-    )
-      .catch(async (error: unknown) => {
-        await view?.finish(error);
-        // OPS-02: --json ends with the failure's code and hint as an event of its own.
-        if (argv.json) jsonRenderer(write)(errorEvent(error));
-        throw error;
-      })
-      .finally(async () => {
-        interruption.release();
-        await bundle?.close();
-      });
-    await view?.finish();
-    const unit = layout(installationId).unitName;
-    // SEC-08: a Docker node's account can do as root does through the docker group.
-    const notes =
-      result.provider === 'docker'
-        ? [`${message('docker_group_root')}: ${hint('docker_group_root') ?? ''}`]
-        : [];
-    const summary = {
-      type: 'summary',
-      changed: result.report.changed,
-      node_id: result.nodeId ?? null,
-      unit,
-      status: `sudo systemctl status ${unit}`,
-      logs: `sudo journalctl -u ${unit}`,
-      notes,
+    const token = await tokenOfThisRun();
+    const proxyEnv = proxyEnvOfThisRun();
+    const planOut = argv['plan-out'];
+    const request = {
+      coreUrl: coreOrigin,
+      corePin,
+      installationId,
+      name,
+      // DECL-05: a saved plan is a dry run's plan, written to a file.
+      dryRun: argv['dry-run'] || planOut !== undefined,
+      checkpointRoot,
+      proxyEnv,
+      root: argv.root ?? '/',
+      token,
+      timeoutSeconds: argv.timeout,
+      ...(planOut === undefined ? {} : { planOut: true }),
+      ...(bundle === undefined
+        ? {}
+        : { bundle, bundleManifestSha256: manifestSha256, bundlePath: resolve(argv.bundle ?? '') }),
     };
-    if (argv.json) jsonRenderer(write)(summary);
-    else if (argv['dry-run'])
-      write(result.report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
-    else
-      // The node ID is Core's word (SEC-09: escaped like every line from outside).
-      for (const line of [
-        `Node ${result.nodeId ?? ''} is connected and ready.`,
-        `Status: ${summary.status}`,
-        `Logs: ${summary.logs}`,
-        ...notes.map((n) => `Note: ${n}`),
-      ])
-        write(`${printable(line)}\n`);
-    if (argv['dry-run'] && result.report.changed) throw new ExitStatus(EXIT.changesPending);
+    await runInstall(request, { json: argv.json, planOut }).finally(() => bundle?.close());
   },
 };
 
+/** The enrollment token on stdin (none: a rerun of a registered node), checked (SEC-04) and
+ *  refused if it is also in the environment (PRE-02: it went through sudo's log). */
+export async function tokenOfThisRun(): Promise<string | undefined> {
+  if (TOKEN_VARIABLES.some((name) => process.env[name] !== undefined)) refuseTokenInEnvironment();
+  const token = tokenFromStdin(await readStdin(TOKEN_STDIN_MAX_BYTES, 'the enrollment token'));
+  if (token !== undefined && Object.values(process.env).includes(token)) refuseTokenInEnvironment();
+  return token;
+}
+
+/** The six proxy variables as this process received them (DL-04, HOST-06). */
+export function proxyEnvOfThisRun(): Record<string, string> {
+  return Object.fromEntries(
+    PROXY_VARIABLES.flatMap((n) =>
+      process.env[n] === undefined ? [] : [[n, process.env[n] as string]],
+    ),
+  );
+}
+
+/** An install (or `apply` of a saved plan) with its output: listr2 phases on a terminal, plain
+ *  lines on a pipe, NDJSON with --json; a dry run ends with exit 2 when something would
+ *  change; --plan-out writes the plan it showed. */
+export async function runInstall(
+  request: Omit<InstallRequest, 'signal'>,
+  flags: { json: boolean; planOut?: string },
+): Promise<void> {
+  const write = (text: string) => process.stdout.write(text);
+  const dryRun = request.dryRun;
+  const view =
+    !flags.json && !dryRun && process.stdout.isTTY ? listrView(INSTALL_PHASES) : undefined;
+  const plain = flags.json ? jsonRenderer(write) : plainRenderer(write, dryRun);
+  if (flags.json) jsonRenderer(write)(startEvent('install', dryRun));
+  const shown: EngineEvent[] = [];
+  const emit = (event: EngineEvent) => {
+    if (flags.planOut !== undefined) shown.push(event);
+    if (view === undefined) return plain(event);
+    if (event.type === 'step-start')
+      view.complete('preflight', 'Checked the host, Core and the release');
+    view.emit(event);
+  };
+  // OPS-03: the first Ctrl-C, SIGTERM or SIGHUP stops the run at a step boundary.
+  const interruption = interruptOnSignals();
+  const result = await install({ ...request, signal: interruption.signal }, emit)
+    .catch(async (error: unknown) => {
+      await view?.finish(error);
+      // OPS-02: --json ends with the failure's code and hint as an event of its own.
+      if (flags.json) jsonRenderer(write)(errorEvent(error));
+      throw error;
+    })
+    .finally(() => interruption.release());
+  await view?.finish();
+  if (flags.planOut !== undefined) await savePlan(flags.planOut, result, shown);
+  const summary = summaryOf(request.installationId, result);
+  if (flags.json) jsonRenderer(write)(summary);
+  else if (dryRun) {
+    write(result.report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
+    if (flags.planOut !== undefined) write(planSavedLine(flags.planOut));
+  } else
+    // The node ID is Core's word (SEC-09: escaped like every line from outside).
+    for (const line of [
+      `Node ${result.nodeId ?? ''} is connected and ready.`,
+      `Status: ${summary.status}`,
+      `Logs: ${summary.logs}`,
+      ...summary.notes.map((n) => `Note: ${n}`),
+    ])
+      write(`${printable(line)}\n`);
+  if (dryRun && result.report.changed) throw new ExitStatus(EXIT.changesPending);
+}
+
+/** The last --json event of a finished install, dry run or apply. */
+export function summaryOf(
+  installationId: InstallationId,
+  result: { report: { changed: boolean }; nodeId?: string; provider?: 'docker' | 'microsandbox' },
+) {
+  const unit = layout(installationId).unitName;
+  // SEC-08: a Docker node's account can do as root does through the docker group.
+  const notes =
+    result.provider === 'docker'
+      ? [`${message('docker_group_root')}: ${hint('docker_group_root') ?? ''}`]
+      : [];
+  return {
+    type: 'summary',
+    changed: result.report.changed,
+    node_id: result.nodeId ?? null,
+    unit,
+    status: `sudo systemctl status ${unit}`,
+    logs: `sudo journalctl -u ${unit}`,
+    notes,
+  };
+}
+
+/** DECL-05: the plan this dry run showed, with what it was made from, as a root-only file. */
+async function savePlan(path: string, result: InstallResult, shown: EngineEvent[]): Promise<void> {
+  if (result.plan === undefined) throw new Error('a dry run with --plan-out returns its plan');
+  await writePlanFile(path, {
+    format: PLAN_FORMAT,
+    command: 'install',
+    created_at: new Date().toISOString(),
+    options: result.plan.options,
+    ...(result.provider === undefined ? {} : { provider: result.provider }),
+    steps: result.plan.steps,
+    changed: result.report.changed,
+    fingerprint: result.plan.fingerprint,
+    events: shownEvents(shown),
+  });
+}
+
 /** TRUST-01: the pin given (checked before the token is read), `none` for the host's trust
  *  store, or undefined: the node's recorded pin, which install looks up first. */
-function corePinArg(value: string | undefined, coreOrigin: string): string | null | undefined {
+export function corePinArg(
+  value: string | undefined,
+  coreOrigin: string,
+): string | null | undefined {
   if (value === undefined) return undefined;
   if (value === NO_PIN) return null;
   return parseCorePin(value, coreOrigin);
@@ -227,7 +287,7 @@ function manifestSha256Arg(bundle: string | undefined, sha256: string | undefine
 }
 
 /** The operator's bundle, open for the whole run (the node half reads it by descriptor). */
-async function openBundle(path: string): Promise<Bundle & { close(): Promise<void> }> {
+export async function openBundle(path: string): Promise<Bundle & { close(): Promise<void> }> {
   let file;
   try {
     file = await openBundleFile(path);
@@ -271,7 +331,7 @@ function tokenFromStdin(text: string): string | undefined {
 
 /** The node's display name goes to Core and into output: one line of at most 200 characters,
  *  no control or bidi characters (SEC-04, SEC-09; Core refuses control characters too). */
-function nameArg(value: string): string {
+export function nameArg(value: string): string {
   if (value.trim() === '' || value.length > 200 || escapeControls(value) !== value)
     throw new UsageError(
       '--name must be 1 to 200 characters without control characters (default: the host name)',
@@ -280,14 +340,12 @@ function nameArg(value: string): string {
 }
 
 function refuseTokenInEnvironment(): never {
-  throw new OacError('token_in_environment', message('token_in_environment'), {
-    hint: hint('token_in_environment'),
-  });
+  throw oacError('token_in_environment');
 }
 
 /** HOST-11: an absolute, normalised path that systemd's ReadWritePaths= and a shell line can
  *  carry as is (no spaces, `%`, `$`, quotes or `..`). */
-function checkpointRootArg(value: string | undefined): string | undefined {
+export function checkpointRootArg(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const plain = /^(\/[A-Za-z0-9._@+-]+)+$/.test(value);
   if (!plain || value.split('/').some((part) => part === '.' || part === '..'))

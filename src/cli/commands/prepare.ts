@@ -3,14 +3,14 @@
 // prints engine events as NDJSON on stdout.
 import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { CommandModule } from 'yargs';
-import { prepare } from '../../agent/prepare.ts';
-import { prepareRequest, type PrepareRequest } from '../../agent/prepare-request.ts';
+import { prepare } from '../../installation/prepare.ts';
+import { prepareRequest, type PrepareRequest } from '../../node/prepare-request.ts';
 import { EXIT, ExitStatus, OacError } from '../../errors.ts';
-import { hint, message } from '../../messages.ts';
+import { oacError } from '../../messages.ts';
 import { printableJson } from '../../ui/printable.ts';
-import type { EngineEvent } from '../../engine/events.ts';
+import type { EngineEvent } from '../../core/events.ts';
 import { limitDownloadMemory } from '../../net/download-memory.ts';
-import { redactor } from '../../ui/redact.ts';
+import { redactor } from '../../redact.ts';
 import { readStdin } from '../stdin.ts';
 import { pinOrigin } from '../../net/core-pin.ts';
 
@@ -68,8 +68,5 @@ function parseRequest(text: string): PrepareRequest {
 }
 
 function invalid(detail: string): OacError {
-  return new OacError('prepare_request_invalid', message('prepare_request_invalid', { detail }), {
-    hint: hint('prepare_request_invalid'),
-    exitCode: EXIT.usage,
-  });
+  return oacError('prepare_request_invalid', { detail }, { exitCode: EXIT.usage });
 }

@@ -1,6 +1,6 @@
 import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
-import { registerNode } from '../../agent/register.ts';
+import { registerNode } from '../../node/register.ts';
 import { printable } from '../../ui/printable.ts';
 import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';

@@ -4,10 +4,10 @@
 import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { nodeStatus, type NodeStatus } from '../../../installer/status.ts';
-import { EXIT, ExitStatus, OacError } from '../../errors.ts';
+import { EXIT, ExitStatus } from '../../errors.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { Host } from '../../host/host.ts';
-import { hint, message } from '../../messages.ts';
+import { oacError } from '../../messages.ts';
 import { printable, printableJson } from '../../ui/printable.ts';
 
 interface StatusArgs {
@@ -29,13 +29,9 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       }) as unknown as Argv<StatusArgs>,
   handler: async (argv) => {
     const id = parseInstallationId(argv['installation-id']);
-    if (process.getuid?.() !== 0)
-      throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
+    if (process.getuid?.() !== 0) throw oacError('not_root');
     const status = await nodeStatus(new Host(argv.root ?? '/'), id);
-    if (status === undefined)
-      throw new OacError('not_installed', message('not_installed', { id }), {
-        hint: hint('not_installed'),
-      });
+    if (status === undefined) throw oacError('not_installed', { id });
     process.stdout.write(argv.json ? `${printableJson(status)}\n` : renderStatus(status));
     if (status.problems.length > 0) throw new ExitStatus(EXIT.failure);
   },
@@ -49,6 +45,8 @@ function renderStatus(s: NodeStatus): string {
     const state = r.state === 'present' ? 'present' : `${r.state}: ${r.detail ?? ''}`;
     lines.push(`  ${r.ownership.padEnd(8)} ${r.kind.padEnd(16)} ${r.name.padEnd(width)} ${state}`);
   }
+  if (s.node_half.state === 'unknown')
+    lines.push(`Node half: not checked (${s.node_half.detail ?? 'no reason given'})`);
   const service = `${s.service.enabled ? 'enabled' : 'not enabled'}, ${s.service.active ? 'active' : 'not running'}`;
   lines.push(`Service: ${s.service.unit} ${service}`);
   const node = s.core.node_id === undefined ? '' : ` node ${s.core.node_id}`;

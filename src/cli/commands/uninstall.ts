@@ -1,10 +1,14 @@
 import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
-import { uninstall } from '../../../uninstaller/uninstall.ts';
-import { ExitStatus, OacError, EXIT } from '../../errors.ts';
+import { uninstall, type UninstallRequest } from '../../../uninstaller/uninstall.ts';
+import { writePlanFile } from '../../installation/plan-file.ts';
+import { PLAN_FORMAT, shownEvents } from '../../installation/saved-plan.ts';
+import type { EngineEvent } from '../../core/events.ts';
+import { ExitStatus, EXIT } from '../../errors.ts';
 import { parseInstallationId } from '../../layout.ts';
-import { hint, message } from '../../messages.ts';
+import { oacError } from '../../messages.ts';
 import { printable } from '../../ui/printable.ts';
+import { planSavedLine } from '../../ui/plan-saved.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { startEvent } from '../json-contract.ts';
 import { errorEvent } from '../error-event.ts';
@@ -14,42 +18,71 @@ interface UninstallArgs {
   'installation-id'?: string;
   force: boolean;
   'dry-run': boolean;
+  'plan-out'?: string;
   json: boolean;
   root?: string;
 }
 
 export async function runUninstall(argv: UninstallArgs): Promise<void> {
   const installationId = parseInstallationId(argv['installation-id']);
-  if (process.getuid?.() !== 0)
-    throw new OacError('not_root', message('not_root'), { hint: hint('not_root') });
+  if (process.getuid?.() !== 0) throw oacError('not_root');
+  const planOut = argv['plan-out'];
+  const request = {
+    root: argv.root ?? '/',
+    installationId,
+    force: argv.force,
+    // DECL-05: a saved plan is a dry run's plan, written to a file.
+    dryRun: argv['dry-run'] || planOut !== undefined,
+    ...(planOut === undefined ? {} : { planOut: true }),
+  };
+  await runUninstallWith(request, { json: argv.json, planOut });
+}
+
+/** An uninstall (or `apply` of a saved uninstall plan) with its output. */
+export async function runUninstallWith(
+  request: Omit<UninstallRequest, 'signal'>,
+  flags: { json: boolean; planOut?: string },
+): Promise<void> {
   const write = (text: string) => process.stdout.write(text);
-  const emit = argv.json ? jsonRenderer(write) : plainRenderer(write, argv['dry-run']);
-  if (argv.json) jsonRenderer(write)(startEvent('uninstall', argv['dry-run']));
+  const dryRun = request.dryRun;
+  const render = flags.json ? jsonRenderer(write) : plainRenderer(write, dryRun);
+  const shown: EngineEvent[] = [];
+  const emit = (event: EngineEvent) => {
+    if (flags.planOut !== undefined) shown.push(event);
+    render(event);
+  };
+  if (flags.json) jsonRenderer(write)(startEvent('uninstall', dryRun));
   const interruption = interruptOnSignals();
-  const { report, kept } = await uninstall(
-    {
-      root: argv.root ?? '/',
-      installationId,
-      force: argv.force,
-      dryRun: argv['dry-run'],
-      signal: interruption.signal,
-    },
-    emit,
-  )
+  const result = await uninstall({ ...request, signal: interruption.signal }, emit)
     .catch((error: unknown) => {
-      if (argv.json) jsonRenderer(write)(errorEvent(error));
+      if (flags.json) jsonRenderer(write)(errorEvent(error));
       throw error;
     })
     .finally(interruption.release);
-  if (argv.json) jsonRenderer(write)({ type: 'summary', changed: report.changed, kept });
+  const { report, kept } = result;
+  if (flags.planOut !== undefined) {
+    if (result.plan === undefined) throw new Error('a dry run with --plan-out returns its plan');
+    await writePlanFile(flags.planOut, {
+      format: PLAN_FORMAT,
+      command: 'uninstall',
+      created_at: new Date().toISOString(),
+      options: { installation_id: request.installationId, force: request.force },
+      steps: result.plan.steps,
+      changed: report.changed,
+      fingerprint: result.plan.fingerprint,
+      events: shownEvents(shown),
+      kept,
+    });
+  }
+  if (flags.json) jsonRenderer(write)({ type: 'summary', changed: report.changed, kept });
   else {
-    if (argv['dry-run'])
-      write(report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
-    else write(`The node of installation ${installationId} is removed from this host.\n`);
+    if (dryRun) write(report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
+    else write(`The node of installation ${request.installationId} is removed from this host.\n`);
     // A kept line may name the node's image (its provider file is the node's to write: SEC-09).
     for (const line of kept) write(`${printable(`Kept: ${line}`)}\n`);
+    if (flags.planOut !== undefined) write(planSavedLine(flags.planOut));
   }
-  if (argv['dry-run'] && report.changed) throw new ExitStatus(EXIT.changesPending);
+  if (dryRun && report.changed) throw new ExitStatus(EXIT.changesPending);
 }
 
 export const uninstallCommand: CommandModule<object, UninstallArgs> = {
@@ -67,6 +100,11 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
         type: 'boolean',
         default: false,
         describe: 'Print the plan and change nothing',
+      })
+      .option('plan-out', {
+        type: 'string',
+        describe:
+          'Save the plan to this file (0600) and change nothing; oac-node apply FILE applies exactly it',
       })
       .option('json', {
         type: 'boolean',

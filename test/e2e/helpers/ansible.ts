@@ -84,16 +84,19 @@ export async function controller(): Promise<Controller> {
       for (const [k, v] of Object.entries(groupVars)) lines.push(`    ${k}: ${JSON.stringify(v)}`);
       await writeFile(join(dir, 'inventory', 'hosts.yml'), `${lines.join('\n')}\n`);
       // The token goes to ansible-vault on stdin, as an operator's would from a password manager.
-      for (const h of hosts) {
-        const encrypted = await run(
-          ['ansible-vault', 'encrypt_string', '--stdin-name', 'oac_node_token'],
-          env,
-          h.token,
-        );
-        if (encrypted.status !== 0) throw new Error(`ansible-vault: ${encrypted.output}`);
-        // stdout alone: a warning on stderr would break the YAML.
-        await writeFile(join(hostVarsDir, `${h.name}.yml`), encrypted.stdout);
-      }
+      // One ansible-vault per host, all at once (each is half a second of Python start-up).
+      await Promise.all(
+        hosts.map(async (h) => {
+          const encrypted = await run(
+            ['ansible-vault', 'encrypt_string', '--stdin-name', 'oac_node_token'],
+            env,
+            h.token,
+          );
+          if (encrypted.status !== 0) throw new Error(`ansible-vault: ${encrypted.output}`);
+          // stdout alone: a warning on stderr would break the YAML.
+          await writeFile(join(hostVarsDir, `${h.name}.yml`), encrypted.stdout);
+        }),
+      );
     },
     async playbook(args) {
       const result = await run(['ansible-playbook', SITE_PLAYBOOK, ...args], env);

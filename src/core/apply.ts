@@ -1,0 +1,86 @@
+// Applying a plan (DESIGN.md "Shape"): a dry run shows every step; a refused plan stops with
+// every refusal and changes nothing; otherwise each planned action is applied in order, each
+// step between its step-start and its step-done or step-failed event. A signal stops at a step
+// boundary (RERUN-04). What a step records is the caller's (the installation's journal): the
+// core calls it just before and just after each action.
+import type { Emit } from './events.ts';
+import { stopIfAborted } from './interrupted.ts';
+import type { Plan, PlannedStep } from './plan.ts';
+import { refusalError } from './refusal.ts';
+import { changes, outcomeWithoutApply, type Action, type StepResult } from './step.ts';
+import { step } from './run-step.ts';
+
+export { step } from './run-step.ts';
+
+export interface StepReport {
+  step: string;
+  action: Action;
+  result?: StepResult;
+}
+
+export interface RunReport {
+  steps: StepReport[];
+  /** Whether anything changed (or, in a dry run, would change). */
+  changed: boolean;
+}
+
+export interface ApplyOptions {
+  dryRun: boolean;
+  emit: Emit;
+  signal?: AbortSignal;
+}
+
+export interface Applier<S extends PlannedStep> {
+  /** Just before the action: 'deferred' when another step makes the resource (the node half's,
+   *  made by the node step), and this step reports nothing of its own. */
+  before(step: S): Promise<'apply' | 'deferred'>;
+  /** The action itself (the driver's apply). */
+  apply(step: S): Promise<StepResult>;
+  /** Just after it, with its result. */
+  after(step: S, result: StepResult): Promise<void>;
+}
+
+/** A plan shown (a dry run), refused with every refusal, or applied step by step. */
+export async function applySteps<S extends PlannedStep>(
+  planned: Plan<S>,
+  applier: Applier<S>,
+  options: ApplyOptions,
+): Promise<RunReport> {
+  if (planned.refusals.length > 0 || options.dryRun) {
+    // A dry run shows every step; a refused run only the steps that refuse.
+    const shown = options.dryRun ? planned.steps : planned.steps.filter((p) => p.action.refusals);
+    showPlan(shown, options.emit);
+    if (planned.refusals.length > 0) throw refusalError(planned.refusals);
+    return reportOf(planned.steps.map(({ resource, action }) => ({ step: resource.key, action })));
+  }
+  const reports: StepReport[] = [];
+  for (const next of planned.steps) {
+    stopIfAborted(options.signal);
+    await step(next.resource, options.emit, async () => {
+      const { resource: r, action } = next;
+      options.emit({ type: 'step-plan', step: r.key, action });
+      const report: StepReport = { step: r.key, action };
+      reports.push(report);
+      if ((await applier.before(next)) === 'deferred') return undefined;
+      const result = outcomeWithoutApply(action) ?? (await applier.apply(next));
+      report.result = result;
+      await applier.after(next, result);
+      return result;
+    });
+  }
+  return reportOf(reports);
+}
+
+function reportOf(steps: StepReport[]): RunReport {
+  return { steps, changed: steps.some((r) => changes(r.action)) };
+}
+
+/** A dry run, or a refused plan: each step with its action; a refused one as failed. */
+function showPlan(steps: PlannedStep[], emit: Emit): void {
+  for (const { resource: r, action } of steps) {
+    emit({ type: 'step-start', step: r.key, title: r.title, phase: r.phase });
+    emit({ type: 'step-plan', step: r.key, action });
+    for (const refusal of action.refusals ?? [])
+      emit({ type: 'step-failed', step: r.key, ...refusal });
+  }
+}

@@ -1,0 +1,29 @@
+// The reconcile core's driver shape (DESIGN.md "Shape"): one per resource kind, `probe` reads the
+// host, a pure `diff` turns desired and actual into an action, `apply` makes the host match,
+// `remove` takes the resource away. Generic over the resource, what the probe finds and the
+// context the caller hands every call: the core knows no kind, no host and no journal.
+import type { Action, StepResult } from './step.ts';
+
+/** What the core needs of a resource: its kind (which driver), a key unique in a plan, and the
+ *  words a screen shows for it. */
+export interface CoreResource {
+  readonly kind: string;
+  readonly key: string;
+  readonly title: string;
+  /** The group a terminal shows it under. */
+  readonly phase?: string;
+}
+
+export interface Driver<R, A, C> {
+  probe(r: R, ctx: C): Promise<A>;
+  /** Whether the resource is there (ownership: an intended resource that exists is ours). */
+  exists(actual: A): boolean;
+  /** Pure: no host, no clock. `planned` holds the actions decided so far in this run, by key. */
+  diff(r: R, actual: A, planned: ReadonlyMap<string, Action>): Action;
+  /** Undefined: another step makes it (the node half's resources, HOST-08). */
+  apply?(r: R, action: Action, actual: A, ctx: C): Promise<StepResult>;
+  remove(r: R, actual: A, ctx: C): Promise<StepResult>;
+}
+
+export const unchanged = (detail: string): Action => ({ kind: 'unchanged', detail });
+export const create = (detail: string): Action => ({ kind: 'create', detail });

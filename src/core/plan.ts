@@ -1,0 +1,76 @@
+// The plan (issue #23, DECL-01): every resource probed and diffed, in order, before anything is
+// written. Refusals are plan data (an action of kind `refuse`), so a run stops with all of them
+// listed and the host untouched, and a dry run shows every one. The caller may judge each step
+// once its driver has answered (the installation adds what its journal knows: ownership).
+import type { CoreResource, Driver } from './driver.ts';
+import { stopIfAborted } from './interrupted.ts';
+import type { Action, Refusal } from './step.ts';
+import type { Emit } from './events.ts';
+import { step } from './run-step.ts';
+
+export interface PlannedStep<R extends CoreResource = CoreResource> {
+  resource: R;
+  action: Action;
+  /** What the probe found: the driver's own shape, passed back to its apply. */
+  actual: unknown;
+  /** Whether the resource was there at the probe (ownership comes from it, DECL-02). */
+  exists: boolean;
+}
+
+export interface Plan<S extends PlannedStep = PlannedStep> {
+  steps: S[];
+  /** Every refusal of every step, in order. */
+  refusals: Refusal[];
+}
+
+export interface Planner<R extends CoreResource, C, S extends PlannedStep<R>> {
+  driverOf(r: R): Driver<R, unknown, C>;
+  /** The step as the caller keeps it, from the driver's answer (the identity by default). */
+  judge(step: PlannedStep<R>, ctx: C): Promise<S>;
+}
+
+export interface PlanStepsOptions {
+  signal?: AbortSignal;
+  /** Terraform's refresh-only plan (status): every resource probed at once, each diffed on its
+   *  own (no step sees what the others would do, so a consequence such as a restart is not
+   *  drift of its own). */
+  refreshOnly?: boolean;
+  /** Told of a probe that fails: its step starts and fails, naming the resource, before the
+   *  error stops the plan (as a failing apply does). */
+  emit?: Emit;
+}
+
+export async function planSteps<R extends CoreResource, C, S extends PlannedStep<R>>(
+  resources: readonly R[],
+  ctx: C,
+  planner: Planner<R, C, S>,
+  options: PlanStepsOptions = {},
+): Promise<Plan<S>> {
+  const probe = (r: R): Promise<unknown> =>
+    planner
+      .driverOf(r)
+      .probe(r, ctx)
+      .catch((error: unknown) =>
+        options.emit === undefined ? Promise.reject(error) : failedStep(r, options.emit, error),
+      );
+  const probes = options.refreshOnly ? await Promise.all(resources.map(probe)) : undefined;
+  const decided = new Map<string, Action>();
+  const steps: S[] = [];
+  for (const [i, r] of resources.entries()) {
+    stopIfAborted(options.signal);
+    const driver = planner.driverOf(r);
+    const actual = probes === undefined ? await probe(r) : probes[i];
+    const exists = driver.exists(actual);
+    const seen = options.refreshOnly ? new Map<string, Action>() : decided;
+    const action = driver.diff(r, actual, seen);
+    const step = await planner.judge({ resource: r, action, actual, exists }, ctx);
+    decided.set(r.key, step.action);
+    steps.push(step);
+  }
+  return { steps, refusals: steps.flatMap((s) => s.action.refusals ?? []) };
+}
+
+/** A probe that threw, said as its step's failure (step-start, then step-failed), then raised. */
+function failedStep(r: CoreResource, emit: Emit, error: unknown): Promise<never> {
+  return step(r, emit, () => Promise.reject(error)) as Promise<never>;
+}

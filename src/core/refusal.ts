@@ -1,0 +1,24 @@
+// A refused plan's error (issue #23): kept apart from plan.ts, which reaches every driver, so a
+// driver (the node half) can raise it without an import cycle.
+import { OacError } from '../errors.ts';
+import { oacError } from '../messages.ts';
+import type { Refusal } from './step.ts';
+
+/** The error a refused plan stops with: a single refusal as itself (its code, line and hint),
+ *  several as one line with each of them below it. */
+export function refusalError(refusals: readonly Refusal[]): OacError {
+  const [first] = refusals;
+  if (first === undefined) throw new Error('a plan without refusals is not refused');
+  if (refusals.length === 1) return new OacError(first.code, first.message, hintOf(first.hint));
+  return oacError(
+    'plan_refused',
+    { count: refusals.length },
+    {
+      details: refusals.map((r) => (r.hint === undefined ? r.message : `${r.message} (${r.hint})`)),
+    },
+  );
+}
+
+function hintOf(hint: string | undefined): { hint?: string } {
+  return hint === undefined ? {} : { hint };
+}

@@ -1,0 +1,80 @@
+// The action and outcome vocabulary (STYLE.md point 4) that every driver answers in
+// (src/resources/driver.ts) and the UI, --json and the journal all use.
+
+export const OUTCOMES = [
+  'created',
+  'adopted',
+  'updated',
+  'replaced',
+  'removed',
+  'kept',
+  'unchanged',
+  'skipped',
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** What a step would do: the line `--dry-run` prints for it. */
+export const ACTION_KINDS = [
+  'create',
+  'adopt',
+  'update',
+  'replace',
+  'unchanged',
+  'remove',
+  'keep',
+  'skip',
+  'refuse',
+] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+export interface Action {
+  kind: ActionKind;
+  /** One line naming the resource and, when something changes, what. */
+  detail: string;
+  /** What differs, said of the host rather than of the fix (status prints it as drift). */
+  why?: string;
+  /** Kind `refuse`: why the run must not go on (issue #23: refusals are plan data, found
+   *  before the first write, every one of them listed). */
+  refusals?: Refusal[];
+}
+
+/** One reason a plan cannot be applied: what an OacError would carry. */
+export interface Refusal {
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+/** A diff's answer when the host holds something the run must not touch or go past. */
+export function refuse(error: Refusal): Action {
+  const refusal: Refusal = {
+    code: error.code,
+    message: error.message,
+    ...(error.hint === undefined ? {} : { hint: error.hint }),
+  };
+  return { kind: 'refuse', detail: refusal.message, refusals: [refusal] };
+}
+
+export interface StepResult {
+  outcome: Outcome;
+  detail: string;
+}
+
+/** Whether a plan changes the host (terraform's -detailed-exitcode: 2 when it would). */
+export function changes(action: Action): boolean {
+  return (
+    action.kind !== 'unchanged' &&
+    action.kind !== 'keep' &&
+    action.kind !== 'skip' &&
+    action.kind !== 'refuse'
+  );
+}
+
+/** The outcome of a plan that needs no apply. */
+export function outcomeWithoutApply(action: Action): StepResult | undefined {
+  if (action.kind === 'unchanged') return { outcome: 'unchanged', detail: action.detail };
+  if (action.kind === 'keep') return { outcome: 'kept', detail: action.detail };
+  if (action.kind === 'adopt') return { outcome: 'adopted', detail: action.detail };
+  if (action.kind === 'skip') return { outcome: 'skipped', detail: action.detail };
+  return undefined;
+}

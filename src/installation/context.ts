@@ -1,0 +1,38 @@
+// Root's context (issue #23: typed per half): what root's drivers are given beyond every
+// driver's — the installation's journal; and an install's, with the node half's inputs.
+import type { Journal } from '../../records/journal.ts';
+import type { DriverContext } from '../resources/driver.ts';
+import type { ResourceOf } from '../resources/resources.ts';
+import type { Bundle } from '../bundle/bundle.ts';
+import type { NodeConfiguration } from '../net/core-schemas.ts';
+
+export interface RootContext extends DriverContext {
+  journal: Journal;
+}
+
+/** An install's: root's, and what the node half needs to run (status and uninstall never run
+ *  it, and have none). */
+export interface InstallContext extends RootContext {
+  node: NodeHalfInputs;
+}
+
+/** The kinds root's half declares (src/installation/desired.ts). */
+export type RootKind =
+  'account' | 'membership' | 'directory' | 'file' | 'unit' | 'service' | 'network' | 'node';
+export type RootResource = ResourceOf<RootKind>;
+
+/** What the node half needs to run (src/installation/node-half.ts). */
+export interface NodeHalfInputs {
+  coreUrl: string;
+  corePin?: string | null;
+  name: string;
+  token: string | undefined;
+  configuration: NodeConfiguration;
+  providerGroup: { name: string; gid: number };
+  checkpointRoot?: string;
+  proxyEnv: Record<string, string>;
+  /** OFFLINE-01: the node half reads the release from this bundle (its descriptor, as fd 3). */
+  bundle?: Bundle;
+  /** OFFLINE-01: only stage the bundle's release for the running node's rollout. */
+  stage?: boolean;
+}

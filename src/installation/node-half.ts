@@ -1,0 +1,286 @@
+// HOST-08: everything but root's resources (account, group, home, program, env file, unit,
+// service) runs as oac-node,
+// in its own session without a terminal: `oac-node _prepare` started with setpriv (the node's
+// UID, its group and the provider group; no_new_privs and no capabilities, SEC-08), its request
+// (token included) on stdin, its events read and rendered as it prints them (OPS-01); an
+// interrupted install stops its whole process group (OPS-03). Its probe is
+// the same child in dry-run mode, so the plan (and a rerun's "unchanged") reflects each of the
+// child's own steps. What of its work can be removed (state, network, store) is listed as
+// resources of their own; this one is never recorded and never removed.
+import { isSea } from 'node:sea';
+import type { PrepareRequest } from '../node/prepare-request.ts';
+import { OacError } from '../errors.ts';
+import { readPasswd } from '../host/accounts.ts';
+import { selfCommand } from '../host/self.ts';
+import { DOCKER_SOCKET, NODE_HOME, NODE_UID, NODE_USER } from '../layout.ts';
+import { KEYS } from './desired.ts';
+import type { Driver } from '../resources/driver.ts';
+import type { InstallContext, NodeHalfInputs } from './context.ts';
+import { NO_PRIVILEGES } from '../resources/drivers/as-node.ts';
+import { PROGRESS_PHASES, type EngineEvent } from '../core/events.ts';
+import { interruptedError } from '../core/interrupted.ts';
+import { refusalError } from '../core/refusal.ts';
+import { MESSAGES, hint, oacError, type MessageCode } from '../messages.ts';
+import { ACTION_KINDS, OUTCOMES, changes, type Action } from '../core/step.ts';
+import * as z from 'zod';
+
+/** A bound on what root keeps of the child's events (a few per resource in practice). */
+const MAX_KEPT_EVENTS = 500;
+
+/** The child's plan, step by step, titled by its step-start. */
+function stepsOf(events: EngineEvent[]): NodeHalfStep[] {
+  const titles = new Map<string, string>();
+  const steps: NodeHalfStep[] = [];
+  for (const e of events) {
+    if (e.type === 'step-start') titles.set(e.step, e.title);
+    if (e.type === 'step-plan')
+      steps.push({ step: e.step, title: titles.get(e.step) ?? e.step, action: e.action });
+  }
+  return steps;
+}
+
+/** The bundle's descriptor in the node half: the first after stdin, stdout and stderr. */
+const BUNDLE_CHILD_FD = 3;
+
+export interface NodeHalfActual {
+  /** The child's plans; undefined before the program is installed (a dry run on a new host). */
+  planned: Action[] | undefined;
+  /** The same, step by step, with each step's title (status lists them). */
+  steps?: NodeHalfStep[];
+}
+
+export interface NodeHalfStep {
+  step: string;
+  title: string;
+  action: Action;
+}
+
+export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
+  async probe(_r, ctx) {
+    // Before the program is installed there is nothing of the node yet to ask about, and no
+    // copy oac-node may run: everything would be created.
+    if (isSea() && (await ctx.host.lstat(ctx.layout.program)) === undefined)
+      return { planned: undefined };
+    // A refused plan is the child's answer, not its failure: its refusals become root's.
+    const events = await runChild(ctx, true, () => undefined, { refusalsAnswer: true });
+    const steps = stepsOf(events);
+    return { planned: steps.map((s) => s.action), steps };
+  },
+  exists: () => true,
+  diff(_r, { planned }, earlier) {
+    // Refusals first: what the installed program refuses stops the run before anything is
+    // written, an upgrade included (the new program would find the same host).
+    const refusals = (planned ?? []).flatMap((a) => a.refusals ?? []);
+    if (refusals.length > 0)
+      return {
+        kind: 'refuse',
+        detail: refusals.map((r) => r.message).join('; '),
+        refusals,
+      };
+    // A new program is installed first and prepares the node; the installed (older) program
+    // answered this probe, so its plan is not the one that will run (DECL-03).
+    const program = earlier.get(KEYS.program);
+    if (program !== undefined && changes(program) && planned !== undefined)
+      return {
+        kind: 'update',
+        detail: 'node state, files, image, network and registration, checked by the new program',
+      };
+    if (planned === undefined)
+      return {
+        kind: 'create',
+        detail: 'node state, files, Runtime image, network and registration (as oac-node)',
+      };
+    const changing = planned.filter(changes);
+    if (changing.length === 0)
+      return { kind: 'unchanged', detail: 'node state, program, image, network and registration' };
+    return { kind: 'update', detail: changing.map((a) => `${a.kind} ${a.detail}`).join('; ') };
+  },
+  async apply(_r, _action, _actual, ctx) {
+    await runChild(ctx, false, ctx.emit);
+    return { outcome: 'updated', detail: 'node prepared as oac-node' };
+  },
+  remove: () => Promise.resolve({ outcome: 'skipped', detail: 'the node half' }),
+};
+
+/** OFFLINE-01: the node half stages a bundle's release (install, when the node serves an older
+ *  generation than Core's); its plan, or what it did. */
+export async function stageRelease(ctx: InstallContext, dryRun: boolean): Promise<Action[]> {
+  const events = await runChild(ctx, dryRun, dryRun ? () => undefined : ctx.emit);
+  return events.flatMap((e) => (e.type === 'step-plan' ? [e.action] : []));
+}
+
+async function runChild(
+  ctx: InstallContext,
+  dryRun: boolean,
+  emit: (e: EngineEvent) => void,
+  options: { refusalsAnswer?: boolean } = {},
+): Promise<EngineEvent[]> {
+  const { host, layout, node } = ctx;
+  // Root's driver table holds this driver under root's context (src/installation/drivers.ts):
+  // only an install's carries the node half's inputs, and only install plans this step.
+  if ((node as NodeHalfInputs | undefined) === undefined)
+    throw new Error('the node half runs only in an install (no node half inputs)');
+  // Before the account exists (a dry run on a new host) its IDs are still the ones it will get.
+  const user = (await readPasswd(host)).find((u) => u.name === NODE_USER);
+  const ids = user ?? { uid: NODE_UID, gid: NODE_UID };
+  const request: PrepareRequest = {
+    installation_id: layout.id,
+    core_url: node.coreUrl,
+    core_pin: node.corePin ?? null,
+    console_url: node.coreUrl,
+    name: node.name,
+    token: dryRun ? null : (node.token ?? null),
+    configuration: node.configuration,
+    state_dir: host.path(layout.stateDir),
+    store_dir: host.path(layout.store),
+    checkpoint_root: node.checkpointRoot === undefined ? null : host.path(node.checkpointRoot),
+    docker_host: `unix://${host.path(DOCKER_SOCKET)}`,
+    proxy_env: node.proxyEnv,
+    bundle:
+      node.bundle === undefined
+        ? null
+        : { fd: BUNDLE_CHILD_FD, label: node.bundle.label, manifest: node.bundle.manifest },
+    stage: node.stage === true,
+    dry_run: dryRun,
+  };
+  // The installed program (readable by oac-node), not root's private copy; tsx in development.
+  const self = isSea()
+    ? { command: host.path(layout.program), args: ['_prepare'] }
+    : selfCommand(['_prepare']);
+  const setpriv = ['--reuid', String(ids.uid), '--regid', String(ids.gid), ...NO_PRIVILEGES];
+  setpriv.push('--groups', String(node.providerGroup.gid), '--', self.command, ...self.args);
+  const events: EngineEvent[] = [];
+  let overflowed = false;
+  // OPS-01: each event is rendered as the child prints it, not after it exits.
+  const result = await host.runStreaming('setpriv', setpriv, {
+    input: `${JSON.stringify(request)}\n`,
+    env: { ...node.proxyEnv, HOME: host.path(NODE_HOME) },
+    ...(node.bundle === undefined ? {} : { fds: [node.bundle.fd] }),
+    signal: ctx.signal,
+    onLine: (line) => {
+      const event = parseEvent(line);
+      if (event === undefined) return;
+      // Kept: what root reads afterwards (the plan, a failure); progress only passes through,
+      // so a child that floods lines cannot grow root's memory.
+      const kept = event.type === 'step-plan' || event.type === 'step-failed';
+      if (kept || event.type === 'step-start') {
+        // Past the bound nothing more is kept, and the answer is refused below (fail closed).
+        if (events.length < MAX_KEPT_EVENTS) events.push(event);
+        else overflowed = true;
+      }
+      // Named as the node half's own (`node:files`): root has steps of the same names (the
+      // state directory), and a child's outcome must not pass for root's on the screen.
+      emit({ ...event, step: `node:${event.step}` });
+    },
+  });
+  if (ctx.signal?.aborted === true) throw interruptedError(ctx.signal);
+  if (overflowed)
+    throw oacError('prepare_failed', { detail: `it printed more than ${MAX_KEPT_EVENTS} steps` });
+  const refused = events.some((e) => e.type === 'step-plan' && e.action.kind === 'refuse');
+  if (options.refusalsAnswer === true && refused) return events.map(withTrustedRefusals);
+  if (refused)
+    throw refusalError(
+      events
+        .map(withTrustedRefusals)
+        .flatMap((e) => (e.type === 'step-plan' ? (e.action.refusals ?? []) : [])),
+    );
+  const failed = events.find((e) => e.type === 'step-failed');
+  // OPS-02: the child's code and hint reach the screen and --json as root's own would.
+  if (failed?.type === 'step-failed')
+    throw new OacError(failed.code, failed.message, { hint: trustedHint(failed) });
+  if (result.exitCode !== 0)
+    throw oacError('prepare_failed', { detail: firstLines(result.stderr) });
+  return events;
+}
+
+// The child runs as oac-node: what it prints is parsed with a schema before root passes it on
+// (SEC-04), bounded in length; anything else is dropped.
+const text = z.string().max(2000);
+const step = z.string().regex(/^[a-z0-9:._/-]{1,64}$/);
+const failureCode = z.string().regex(/^[a-z0-9_]{1,64}$/);
+/** The refusals the node half's own drivers make (its directories, its provider file): any other
+ *  code from the child is not taken as a refusal of root's plan. */
+const NODE_REFUSALS = [
+  'checkpoint_root_unwritable',
+  'not_a_directory',
+  'provider_file_changed',
+] as const satisfies readonly MessageCode[];
+const childEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('step-start'), step, title: text }),
+  z.object({
+    type: z.literal('step-plan'),
+    step,
+    action: z
+      .object({
+        kind: z.enum(ACTION_KINDS),
+        detail: text,
+        refusals: z
+          .array(z.object({ code: z.enum(NODE_REFUSALS), message: text, hint: text.optional() }))
+          .min(1)
+          .max(20)
+          .optional(),
+      })
+      // A refusal without its reasons (or reasons on another action) is no answer at all.
+      .refine((a) => (a.kind === 'refuse') === (a.refusals !== undefined)),
+  }),
+  z.object({
+    type: z.literal('step-done'),
+    step,
+    result: z.object({ outcome: z.enum(OUTCOMES), detail: text }),
+  }),
+  z.object({
+    type: z.literal('step-failed'),
+    step,
+    code: failureCode,
+    message: text,
+    hint: text.optional(),
+  }),
+  z.object({
+    type: z.literal('progress'),
+    step,
+    file: text,
+    received: z.number().nonnegative(),
+    total: z.number().nonnegative(),
+    phase: z.enum(PROGRESS_PHASES).optional(),
+  }),
+  z.object({ type: z.literal('note'), step, message: text }),
+]);
+
+/** The hint of a known code is root's own (the child runs as oac-node, which on microsandbox
+ *  is not root's equal: its words must not become root's advice), unless the hint names values
+ *  only the child knows (placeholders); an unknown code gets none. */
+function trustedHint(failed: { code: string; hint?: string }): string | undefined {
+  if (!(failed.code in MESSAGES)) return undefined;
+  const own = hint(failed.code as MessageCode);
+  return own !== undefined && !own.includes('{') ? own : failed.hint;
+}
+
+/** The child's refusals with root's own hints, never the child's (they become root's words). */
+function withTrustedRefusals(event: EngineEvent): EngineEvent {
+  if (event.type !== 'step-plan' || event.action.refusals === undefined) return event;
+  const refusals = event.action.refusals.map((r) => {
+    const own = hint(r.code as MessageCode);
+    const hintOf = own === undefined || own.includes('{') ? {} : { hint: own };
+    return { code: r.code, message: r.message, ...hintOf };
+  });
+  return { ...event, action: { ...event.action, refusals } };
+}
+
+function parseEvent(line: string): EngineEvent | undefined {
+  if (line.trim() === '') return undefined;
+  try {
+    const parsed = childEvent.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The child's own words: its first lines (an internal error's message comes before its stack). */
+function firstLines(text: string): string {
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !/^\s+at /.test(l));
+  return lines.slice(0, 3).join(' / ') || 'no output';
+}

@@ -1,0 +1,35 @@
+// The desired state a journal recorded (DECL-01): the installation's resource shape for the
+// recorded inputs, limited to the resources the journal lists, with the properties it kept
+// (digests, modes). Status diffs these against the host; uninstall removes them.
+import type { JournalData } from '../../records/journal.ts';
+import type { Layout } from '../layout.ts';
+import { KEYS, resourceShape } from './desired.ts';
+import type { RootResource } from './context.ts';
+
+const MEMBERSHIP_PREFIX = KEYS.membership('');
+
+export function recordedResources(layout: Layout, journal: JournalData): RootResource[] {
+  // Every provider's shape, not the latest inputs': a resource recorded under other inputs (a
+  // never-registered node whose Core switched provider) is still listed, so it can be removed.
+  const groups = Object.keys(journal.resources).flatMap((key) =>
+    key.startsWith(MEMBERSHIP_PREFIX) ? [key.slice(MEMBERSHIP_PREFIX.length)] : [],
+  );
+  const shape = resourceShape(layout, { provider: undefined, groups });
+  return shape.flatMap((r): RootResource[] => {
+    const entry = journal.resources[r.key];
+    if (entry === undefined) return [];
+    const props = entry.props;
+    const text = (key: string) => (typeof props[key] === 'string' ? props[key] : undefined);
+    if (r.kind === 'file')
+      return [
+        {
+          ...r,
+          sha256: text('sha256'),
+          mode: typeof props.mode === 'number' ? props.mode : r.mode,
+        },
+      ];
+    if (r.kind === 'unit') return [{ ...r, sha256: text('sha256') }];
+    if (r.kind === 'service') return [{ ...r, inputs: text('inputs') }];
+    return [r];
+  });
+}

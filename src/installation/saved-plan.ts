@@ -1,0 +1,261 @@
+// Saved plans (DECL-05, issue #23), as Terraform's `plan -out` / `apply PLAN`: `install …
+// --plan-out FILE` writes the plan an operator (or a change review) reads, and `oac-node apply
+// FILE` applies it only if planning again gives exactly the same plan from exactly the same
+// inputs. What the plan was computed from is kept as digests, part by part: the journal, each
+// resource's desired value and what its probe found, Core's configuration, the options and the
+// installer itself; so a refusal can name what moved. The file holds no token and no secret:
+// the proxy settings' credentials and the env file's content enter only through digests
+// (SHA-256 over them mixed with the rest, root-only 0600 file).
+import { createHash } from 'node:crypto';
+import * as z from 'zod';
+import type { JournalData } from '../../records/journal.ts';
+import { canonicalJson } from '../canonical-json.ts';
+import type { EngineEvent } from '../core/events.ts';
+import type { Plan } from './plan.ts';
+import type { Resource } from '../resources/resources.ts';
+import { ACTION_KINDS } from '../core/step.ts';
+import { EXIT, type OacError } from '../errors.ts';
+import { oacError } from '../messages.ts';
+import type { NodeConfiguration } from '../net/core-schemas.ts';
+
+export const PLAN_FORMAT = 1;
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+const text = z.string().max(4000);
+const planOptions = z
+  .object({
+    core_url: z.string().url(),
+    installation_id: z.string().min(1).max(64),
+    name: z.string().min(1).max(200),
+    core_pin: z.string().nullable(),
+    checkpoint_root: z.string().startsWith('/').nullable(),
+    /** OFFLINE-01: the bundle the release comes from (its absolute path) and the SHA-256 of its
+     *  manifest the command named: `apply` opens it again and checks it against that digest. */
+    bundle: z
+      .object({ path: z.string().startsWith('/').max(4096), manifest_sha256: hex64 })
+      .strict()
+      .nullable()
+      .optional(),
+  })
+  .strict();
+export type PlanOptions = z.infer<typeof planOptions>;
+
+const step = z
+  .object({
+    step: z.string().max(80),
+    action: z.object({ kind: z.enum(ACTION_KINDS), detail: text }).strict(),
+  })
+  .strict();
+
+/** What a dry run printed: replayed by `show-plan` through the same renderer. */
+const shownEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('step-start'), step: z.string().max(80), title: text }).passthrough(),
+  z
+    .object({
+      type: z.literal('step-plan'),
+      step: z.string().max(80),
+      action: z.object({ kind: z.enum(ACTION_KINDS), detail: text }).passthrough(),
+    })
+    .passthrough(),
+  z.object({ type: z.literal('note'), step: z.string().max(80), message: text }).passthrough(),
+]);
+
+const planBase = {
+  format: z.literal(PLAN_FORMAT),
+  created_at: z.string(),
+  /** Each step's action, in order: what `apply` does. */
+  steps: z.array(step).max(500),
+  /** Whether applying it changes the host. */
+  changed: z.boolean(),
+  /** The digests of what the plan was computed from, part by part. */
+  fingerprint: z.record(z.string().max(120), hex64),
+  events: z.array(shownEvent).max(2000),
+};
+
+export const savedPlanSchema = z.discriminatedUnion('command', [
+  z
+    .object({
+      ...planBase,
+      command: z.literal('install'),
+      options: planOptions,
+      /** Core's provider (the summary's notes depend on it). */
+      provider: z.enum(['docker', 'microsandbox']).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      ...planBase,
+      command: z.literal('uninstall'),
+      options: z
+        .object({ installation_id: z.string().min(1).max(64), force: z.boolean() })
+        .strict(),
+      /** What the uninstall keeps, as its summary lists it. */
+      kept: z.array(text).max(200),
+    })
+    .strict(),
+]);
+export type SavedPlan = z.infer<typeof savedPlanSchema>;
+export type SavedInstallPlan = Extract<SavedPlan, { command: 'install' }>;
+export type SavedUninstallPlan = Extract<SavedPlan, { command: 'uninstall' }>;
+
+export interface FingerprintInputs {
+  journal: JournalData;
+  configuration: NodeConfiguration | undefined;
+  /** The release manifest the node half installs from. */
+  manifest: unknown;
+  options: PlanOptions;
+  /** The proxy variables of the run (credentials included): only their digest is kept. */
+  proxyEnv: Record<string, string>;
+  installerSha256: string;
+  /** What the probes of the recorded resources no longer wanted found (removed first). */
+  stale: Record<string, unknown>;
+  plan: Plan;
+}
+
+/** The digests of the plan's inputs: `journal`, `core`, `options`, `proxy`, `installer`,
+ *  `stale`, and one per resource (`resource:<key>`: its desired value and its probe). */
+export function fingerprintOf(inputs: FingerprintInputs): Record<string, string> {
+  // The journal's content, not its times: a host without one yet gets a new one (stamped now)
+  // in every run; any change of what it records shows in the rest.
+  const { created_at: _created, updated_at: _updated, ...journal } = inputs.journal;
+  const parts: Record<string, string> = {
+    journal: digest(journal),
+    core: digest(inputs.configuration ?? null),
+    release: digest(inputs.manifest ?? null),
+    options: digest(inputs.options),
+    proxy: digest(withoutPasswords(inputs.proxyEnv)),
+    installer: inputs.installerSha256,
+    stale: digest(inputs.stale),
+  };
+  for (const s of inputs.plan.steps)
+    parts[`resource:${s.resource.key}`] = digest({
+      desired: comparable(s.resource),
+      actual: isSecret(s.resource) ? withoutDigest(s.actual) : s.actual,
+    });
+  return parts;
+}
+
+/** The proxy variables with each URL's password left out: not even a digest of a credential is
+ *  in a plan file a review may copy elsewhere (a digest of a short password can be guessed
+ *  offline). A password changed between plan and apply is therefore not seen (the docs say so). */
+function withoutPasswords(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([name, value]) => {
+      try {
+        const url = new URL(value);
+        if (url.password !== '') url.password = 'password';
+        return [name, url.href];
+      } catch {
+        return [name, value]; // not a URL (NO_PROXY): no credential
+      }
+    }),
+  );
+}
+
+function isSecret(r: Resource): boolean {
+  return r.kind === 'file' && r.secret === true;
+}
+
+/** The probe of a file that holds a secret, without its digest (an old env file's is a plain
+ *  SHA-256 of its content); whether it matches what is wanted is in the step's action. */
+function withoutDigest(actual: unknown): unknown {
+  if (actual === null || typeof actual !== 'object') return actual;
+  const { sha256: _sha256, ...rest } = actual as Record<string, unknown>;
+  return rest;
+}
+
+/** A desired value as plans compare it: without where the program is copied from (the same
+ *  installer may run from another path: its SHA-256 is compared), and without what a new env
+ *  file key makes different in every run (the file's keyed digest and content, the service's
+ *  digest of its inputs): the proxy settings and the other resources are compared instead. */
+function comparable(r: Resource): Resource {
+  if (r.kind === 'file') {
+    const { copyFrom: _from, ...rest } = r;
+    if (r.secret !== true) return rest;
+    const { content: _content, sha256: _sha256, ...kept } = rest;
+    return kept;
+  }
+  if (r.kind === 'service') {
+    const { inputs: _inputs, ...rest } = r;
+    return rest;
+  }
+  return r;
+}
+
+/** One digest for the whole plan (the journal records the last one applied). */
+export function planDigest(fingerprint: Record<string, string>): string {
+  return digest(fingerprint);
+}
+
+/** The steps as a saved plan keeps them. */
+export function stepsOf(plan: Plan): SavedPlan['steps'] {
+  return plan.steps.map((s) => ({
+    step: s.resource.key,
+    action: { kind: s.action.kind, detail: s.action.detail },
+  }));
+}
+
+/** The events a dry run shows, as the saved plan keeps them. */
+export function shownEvents(events: EngineEvent[]): SavedPlan['events'] {
+  return events.flatMap((e) => {
+    const parsed = shownEvent.safeParse(e);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** `apply`: the plan made now must be the saved one, from the same inputs; otherwise nothing
+ *  changes and the line names the first thing that moved. */
+export function checkSavedPlan(
+  saved: SavedPlan,
+  now: { steps: SavedPlan['steps']; fingerprint: Record<string, string> },
+  lastApplied: string | null,
+): void {
+  if (lastApplied === planDigest(saved.fingerprint)) throw stale('this plan was applied already');
+  const moved = movedPart(saved.fingerprint, now.fingerprint);
+  if (moved !== undefined) throw stale(moved);
+  const step = saved.steps.find((s, i) => canonicalJson(s) !== canonicalJson(now.steps[i] ?? null));
+  if (step !== undefined || saved.steps.length !== now.steps.length)
+    throw stale(`its step ${step?.step ?? '(count)'} differs`);
+}
+
+function stale(what: string): OacError {
+  return oacError('plan_stale', { what }, { exitCode: EXIT.planStale });
+}
+
+function movedPart(saved: Record<string, string>, now: Record<string, string>): string | undefined {
+  const names = [...new Set([...Object.keys(saved), ...Object.keys(now)])];
+  const moved = names.find((name) => saved[name] !== now[name]);
+  if (moved === undefined) return undefined;
+  if (moved.startsWith('resource:'))
+    return `${moved.slice('resource:'.length)} changed on the host`;
+  const words: Record<string, string> = {
+    journal: "the installation's record changed",
+    core: "Core's configuration changed",
+    release: 'the release to install changed',
+    core_answer: "Core's answer about the node changed",
+    kept: 'what uninstall keeps changed',
+    options: 'the options differ',
+    proxy: 'the proxy settings of this run differ',
+    installer: 'this installer is not the one that made the plan',
+    stale: 'what the record lists but no longer wants changed',
+  };
+  return words[moved] ?? `${moved} changed`;
+}
+
+/** The SHA-256 of a value's canonical JSON (BigInt stamps as decimal strings). */
+export function digestOf(value: unknown): string {
+  return digest(value);
+}
+
+function digest(value: unknown): string {
+  return createHash('sha256')
+    .update(canonicalJson(jsonSafe(value)))
+    .digest('hex');
+}
+
+/** BigInt stamps (the digest index) as decimal strings; everything else as JSON has it. */
+function jsonSafe(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+  );
+}

@@ -1,0 +1,31 @@
+// The Runtime image in Docker, made by the node half (HOST-07, HOST-08): downloaded (resumed,
+// verified against the manifest), loaded, its archive deleted (DL-06); an image Docker already
+// has with the release's ID is not downloaded (DL-05). Never removed: uninstall keeps images
+// (UNI-04) and names the command that removes one.
+import { installRuntimeImage } from '../node-files.ts';
+import { DockerApi } from '../../net/docker-api.ts';
+import type { Driver } from '../../resources/driver.ts';
+import { prepareOf, type NodeContext } from './context.ts';
+
+export const dockerImageDriver: Driver<'docker-image', { present: boolean }, NodeContext> = {
+  async probe(r, { host }) {
+    const docker = new DockerApi(`unix://${host.path(r.socket)}`);
+    try {
+      const id = await docker.imageId(r.reference);
+      return { present: id !== undefined && r.ids.includes(id) };
+    } finally {
+      await docker.close();
+    }
+  },
+  exists: (a) => a.present,
+  diff: (r, { present }) =>
+    present
+      ? { kind: 'unchanged', detail: `image ${r.reference}` }
+      : { kind: 'create', detail: `download ${r.file} and load ${r.reference}` },
+  async apply(r, _action, _actual, ctx) {
+    const { run, filesDir } = prepareOf(ctx);
+    const reference = await installRuntimeImage(run, filesDir, r.key);
+    return { outcome: 'created', detail: `image ${reference}` };
+  },
+  remove: (r) => Promise.resolve({ outcome: 'kept', detail: `image ${r.reference}` }),
+};

@@ -1,0 +1,58 @@
+// The provider file the node runs with, written by the node half. Once the node registered, the
+// file is what Core approved (NODE-05): a rerun that would write another one changes nothing
+// and says why (RERUN-02). A damaged file (edited, truncated, not JSON) is not another one: when
+// what this command writes is exactly what was approved, the rerun writes it back, as the
+// guide's advice for artifacts_unavailable ("rerun the node's command") promises (NODE-04).
+import { isRegistered, loadIdentity } from '../identity-store.ts';
+import { readIfExists, writeFileAtomic } from '../../host/files.ts';
+import { oacError } from '../../messages.ts';
+import { refuse } from '../../core/step.ts';
+import type { NodeContext } from './context.ts';
+import type { Driver } from '../../resources/driver.ts';
+import { parseProviderFile, providerFileDigest } from '../provider-file.ts';
+import { loadServing } from '../serving.ts';
+
+export interface ProviderFileActual {
+  current: string | undefined;
+  registered: boolean;
+  /** The digest approved for the generation the node serves (registered nodes only). */
+  approved?: string;
+}
+
+export const providerFileDriver: Driver<'provider-file', ProviderFileActual, NodeContext> = {
+  async probe(r, { host }) {
+    const current = (await readIfExists(host.path(r.path)))?.toString('utf8');
+    const identity = await loadIdentity(host.path(r.stateDir));
+    if (identity === undefined || !isRegistered(identity)) return { current, registered: false };
+    const serving = await loadServing(host.path(r.stateDir), identity);
+    return { current, registered: true, approved: serving.provider_file_digest };
+  },
+  exists: (a) => a.current !== undefined,
+  diff(r, { current, registered, approved }) {
+    const repairs = registered && approved !== undefined && digestOf(r.content) === approved;
+    if (repairs && current !== r.content)
+      return { kind: 'replace', detail: `restore ${r.path} as approved`, why: 'damaged' };
+    // Registered: only the approved file (NODE-05), even where the file is gone (a deleted
+    // file is no licence to write other settings).
+    if (registered && current !== r.content)
+      return refuse(oacError('provider_file_changed', { path: r.path }));
+    if (current === undefined) return { kind: 'create', detail: `write ${r.path}` };
+    return current === r.content
+      ? { kind: 'unchanged', detail: r.path }
+      : { kind: 'replace', detail: `replace ${r.path}` };
+  },
+  async apply(r, _action, actual, { host }) {
+    await writeFileAtomic(host.path(r.path), r.content, 0o600);
+    return { outcome: actual.current === undefined ? 'created' : 'replaced', detail: r.path };
+  },
+  remove: (r) => Promise.resolve({ outcome: 'skipped', detail: `${r.path} (goes with the state)` }),
+};
+
+/** The approval digest of the text this command would write (NODE-05). */
+function digestOf(text: string): string | undefined {
+  try {
+    return providerFileDigest(parseProviderFile(text, 'the provider file'));
+  } catch {
+    return undefined;
+  }
+}

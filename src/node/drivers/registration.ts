@@ -1,0 +1,50 @@
+// The node's registration with Core, by the node half with the enrollment token (ENR-02: the
+// identity is written before Core is asked, so a lost answer is retried with the same one). A
+// registered node needs no token (RERUN-01). Core removes nodes; uninstall only asks it. The pin
+// of Core's key (TRUST-01) is part of it: a rerun with another pin updates the identity, which the
+// service, status and uninstall read.
+import { isRegistered, loadIdentity } from '../identity-store.ts';
+import { registerNode } from '../register.ts';
+import type { Driver } from '../../resources/driver.ts';
+import { prepareOf, type NodeContext } from './context.ts';
+
+interface RegistrationActual {
+  registered: boolean;
+  pin: string | null;
+}
+
+export const registrationDriver: Driver<'registration', RegistrationActual, NodeContext> = {
+  async probe(r, { host }) {
+    const identity = await loadIdentity(host.path(r.stateDir));
+    return {
+      registered: identity !== undefined && isRegistered(identity),
+      pin: identity?.core_pin ?? null,
+    };
+  },
+  exists: (a) => a.registered,
+  diff(r, { registered, pin }) {
+    if (!registered) return { kind: 'create', detail: `register with ${r.coreUrl}` };
+    if (pin === r.corePin) return { kind: 'unchanged', detail: `registered with ${r.coreUrl}` };
+    return { kind: 'update', detail: `trust ${trusted(r.corePin)} for Core (was ${trusted(pin)})` };
+  },
+  async apply(r, _action, _actual, ctx) {
+    const { req } = prepareOf(ctx);
+    const { identity, outcome } = await registerNode({
+      configPath: ctx.host.path(r.configPath),
+      stateDir: ctx.host.path(r.stateDir),
+      coreUrl: r.coreUrl,
+      corePin: r.corePin,
+      name: r.name,
+      token: req.token ?? undefined,
+      managed: true,
+    });
+    if (outcome === 'repinned')
+      return { outcome: 'updated', detail: `trusts ${trusted(r.corePin)} for Core` };
+    return { outcome: 'created', detail: `node ${identity.node_id}` };
+  },
+  remove: () => Promise.resolve({ outcome: 'skipped', detail: 'Core removes nodes' }),
+};
+
+function trusted(pin: string | null): string {
+  return pin === null ? "the host's trust store" : `the key ${pin}`;
+}

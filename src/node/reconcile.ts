@@ -1,0 +1,32 @@
+// The node half's reconcile (HOST-08): the core's plan and apply (src/core/) over the node
+// half's resources, as the node account, with no journal of its own (root records what it made,
+// src/installation/reconcile.ts). `oac-node _prepare` and the rollout both run it.
+import { applySteps, type ApplyOptions, type RunReport } from '../core/apply.ts';
+import { planSteps } from '../core/plan.ts';
+import type { NodeContext } from './drivers/context.ts';
+import { nodeDriverOf, type NodeResource } from './drivers/index.ts';
+
+export async function reconcileNode(
+  resources: NodeResource[],
+  ctx: NodeContext,
+  options: ApplyOptions,
+): Promise<RunReport> {
+  const planner = { driverOf: nodeDriverOf, judge: async <S>(step: S) => step };
+  const planned = await planSteps(resources, ctx, planner, {
+    signal: options.signal,
+    emit: options.emit,
+  });
+  return applySteps(
+    planned,
+    {
+      before: async () => 'apply',
+      apply: async ({ resource: r, action, actual }) => {
+        const apply = nodeDriverOf(r).apply;
+        if (apply === undefined) throw new Error(`${r.key}: the node half has no way to make it`);
+        return apply(r, action, actual as never, ctx);
+      },
+      after: async () => undefined,
+    },
+    options,
+  );
+}

@@ -1,0 +1,51 @@
+// The node account (HOST-01): created with the distribution's useradd; an existing account of
+// exactly that shape is adopted (the reconciler records it so); any other account named
+// oac-node, or another account holding the UID, stops the run before anything changes.
+import { addSystemUser, deleteUser, readPasswd, type PasswdEntry } from '../../host/accounts.ts';
+import { oacError } from '../../messages.ts';
+import type { Driver } from '../driver.ts';
+import type { AccountResource } from '../resources.ts';
+import { refuse } from '../../core/step.ts';
+
+export interface AccountActual {
+  byName: PasswdEntry | undefined;
+  byUid: PasswdEntry | undefined;
+}
+
+export const accountDriver: Driver<'account', AccountActual> = {
+  async probe(r, { host }) {
+    const users = await readPasswd(host);
+    return {
+      byName: users.find((u) => u.name === r.name),
+      byUid: users.find((u) => u.uid === r.uid),
+    };
+  },
+  exists: (a) => a.byName !== undefined,
+  diff(r, { byName, byUid }) {
+    if (byName === undefined) {
+      if (byUid !== undefined)
+        return refuse(oacError('uid_taken', { user: byUid.name, uid: r.uid }));
+      return {
+        kind: 'create',
+        detail: `create system user ${r.name} (UID ${r.uid}, home ${r.home}, no login shell)`,
+      };
+    }
+    if (!hasShape(byName, r)) {
+      const values = { user: r.name, uid: byName.uid, home: byName.home, shell: byName.shell };
+      return refuse(oacError('account_foreign', values));
+    }
+    return { kind: 'unchanged', detail: `user ${r.name}` };
+  },
+  async apply(r, _action, _actual, { host }) {
+    await addSystemUser(host, { name: r.name, uid: r.uid, home: r.home, shell: r.shell });
+    return { outcome: 'created', detail: `user ${r.name} (UID ${r.uid})` };
+  },
+  async remove(r, _actual, { host }) {
+    await deleteUser(host, r.name);
+    return { outcome: 'removed', detail: `user ${r.name}` };
+  },
+};
+
+function hasShape(user: PasswdEntry, r: AccountResource): boolean {
+  return user.uid === r.uid && user.home === r.home && /\/(nologin|false)$/.test(user.shell);
+}

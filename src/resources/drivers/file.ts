@@ -1,0 +1,114 @@
+// Root's files: the node program (root-owned, so the node cannot replace what its service runs)
+// and the proxy env file (0600, HOST-06), both in root-only directories. Compared by SHA-256,
+// owner and mode; written atomically with their final mode (SEC-02).
+import { copyFileAtomic } from '../../host/files.ts';
+import { oacError } from '../../messages.ts';
+import type { Driver, DriverContext } from '../driver.ts';
+import type { FileResource } from '../resources.ts';
+import { refuse, type StepResult } from '../../core/step.ts';
+import { fileSha256, rememberSha256 } from './file-digest.ts';
+import { envFileDigest, KEYED_DIGEST, readEnvFile } from '../../../records/env-file.ts';
+import { sha256 } from '../sha256.ts';
+
+export interface FileActual {
+  exists: boolean;
+  sha256?: string;
+  mode?: number;
+  uid?: number;
+  regular?: boolean;
+  /** A directory where the file belongs: neither replaced nor removed (a rename or unlink
+   *  would fail half way through a run), refused in the plan. */
+  directory?: boolean;
+}
+
+export const fileDriver: Driver<'file', FileActual> = {
+  async probe(r, ctx) {
+    const found = await ctx.host.lstat(r.path);
+    if (found === undefined) return { exists: false };
+    const regular = found.isFile();
+    const sha256 = !regular
+      ? undefined
+      : r.secret === true
+        ? await secretDigest(ctx, r)
+        : await fileSha256(ctx, ctx.host.path(r.path));
+    const directory = found.isDirectory();
+    return { exists: true, regular, directory, sha256, mode: found.mode & 0o7777, uid: found.uid };
+  },
+  exists: (a) => a.exists,
+  diff(r, a) {
+    if (a.directory === true) return refuse(oacError('not_a_file', { path: r.path }));
+    if (r.sha256 === null)
+      return a.exists
+        ? { kind: 'remove', detail: `remove ${r.path} (this run has none)` }
+        : { kind: 'skip', detail: `no ${r.path}` };
+    if (!a.exists) return { kind: 'create', detail: `write ${r.path}`, why: `${r.path} is gone` };
+    if (a.regular !== true)
+      return { kind: 'replace', detail: `replace ${r.path}`, why: 'it is not a regular file' };
+    if (r.sha256 !== undefined && a.sha256 !== r.sha256)
+      return {
+        kind: 'replace',
+        detail: `replace ${r.path} (its content differs)`,
+        // A secret's file is said to have changed, with no digest (issue #27 finding 5).
+        why:
+          r.secret === true
+            ? 'its content changed'
+            : `its SHA-256 is ${a.sha256 ?? 'unknown'}, not the installed ${r.sha256}`,
+      };
+    if (a.uid !== 0 || a.mode !== r.mode)
+      return {
+        kind: 'update',
+        detail: `set ${r.path} to root, 0${r.mode.toString(8)}`,
+        why: `owner or mode changed (root, 0${r.mode.toString(8)} expected)`,
+      };
+    return { kind: 'unchanged', detail: r.path };
+  },
+  async apply(r, action, _actual, ctx) {
+    const { host } = ctx;
+    if (action.kind === 'remove') {
+      await host.unlinkFile(r.path);
+      return { outcome: 'removed', detail: r.path };
+    }
+    // Atomic: a temp file renamed over whatever is there (a link is replaced, not followed).
+    const path = host.path(r.path);
+    if (r.copyFrom !== undefined) {
+      // Issue #27.6: the copy is what the plan wants, or it is never renamed into place (the
+      // source could be swapped between its hash and the copy).
+      const copied = await copyFileAtomic(r.copyFrom, path, r.mode, wanted(r.copyFrom, r.sha256));
+      await rememberSha256(ctx, path, copied);
+    } else if (r.content !== undefined) await host.writeFile(r.path, r.content, r.mode);
+    else throw new Error(`${r.path}: nothing to write`);
+    const outcome =
+      action.kind === 'create' ? 'created' : action.kind === 'update' ? 'updated' : 'replaced';
+    return { outcome, detail: r.path };
+  },
+  async remove(r, a, { host }) {
+    if (a.directory === true) return directoryKept(r.path);
+    await host.unlinkFile(r.path);
+    return { outcome: 'removed', detail: r.path };
+  },
+};
+
+/** A directory found where a file of ours was: not ours to remove, said in the step's line. */
+export const directoryKept = (path: string): StepResult => ({
+  outcome: 'kept',
+  detail: `${path} (a directory, not the file the installer wrote)`,
+});
+
+/** The check a copy must pass: its SHA-256 is the one the resource names. */
+function wanted(source: string, sha256: string | null | undefined): (actual: string) => void {
+  return (actual) => {
+    if (typeof sha256 !== 'string') throw new Error(`${source}: no SHA-256 to check its copy by`);
+    if (actual === sha256) return;
+    throw oacError('program_copy_mismatch', { source, actual, expected: sha256 });
+  };
+}
+
+/** A secret's file compared in the form its record holds: its keyed digest, or (a record from
+ *  before keyed digests) its plain SHA-256, computed here to compare and never kept or shown.
+ *  Read afresh each time: never through the digest cache, which would record a plain one. */
+async function secretDigest(ctx: DriverContext, r: FileResource): Promise<string | undefined> {
+  const content = await readEnvFile(ctx.host, r.path).catch(() => undefined);
+  if (content === undefined) return undefined; // gone, or no file of ours: differs
+  const legacy = typeof r.sha256 === 'string' && !r.sha256.startsWith(KEYED_DIGEST);
+  return legacy ? sha256(content) : envFileDigest(content);
+}

@@ -1,0 +1,81 @@
+// The node's Docker network `oac-node-<id>` (HOST-07), created by the node half with a label
+// naming the installation (HOST-08). Root only checks and removes it. A network of that name
+// that was there before the install is found, not created: the journal records it adopted and
+// uninstall leaves it (DECL-02).
+import { oacError } from '../../messages.ts';
+import { DockerApi, DockerRefused, DockerUnavailable } from '../../net/docker-api.ts';
+import type { Driver } from '../driver.ts';
+
+export interface NetworkActual {
+  exists: boolean;
+  /** Docker answered; false: nothing is known about the network. */
+  reachable: boolean;
+  /** It carries this installation's label (the proof, without a record, that it is ours). */
+  labelled: boolean;
+}
+
+export const networkDriver: Driver<'network', NetworkActual> = {
+  async probe(r, { host }) {
+    const docker = new DockerApi(`unix://${host.path(r.socket)}`);
+    try {
+      const labels = await docker.networkLabels(r.name);
+      return {
+        exists: labels !== undefined,
+        reachable: true,
+        labelled: labels?.[r.label.key] === r.label.value,
+      };
+    } catch {
+      return { exists: false, reachable: false, labelled: false };
+    } finally {
+      await docker.close();
+    }
+  },
+  // Docker silent: the network may well be there. Uninstall then tries, and stops with Docker's
+  // line and the record kept, rather than forget a network it could not check (a rerun finishes).
+  exists: (a) => a.exists || !a.reachable,
+  diff(r, a) {
+    if (!a.reachable)
+      return {
+        kind: 'skip',
+        detail: `network ${r.name} (Docker does not answer)`,
+        why: 'Docker does not answer, so the network cannot be checked',
+      };
+    return a.exists
+      ? { kind: 'unchanged', detail: `network ${r.name}` }
+      : { kind: 'create', detail: `create network ${r.name}`, why: 'the network is gone' };
+  },
+  // The node half creates it (HOST-08), labelled with the installation: root never does.
+  async apply(r, _action, _actual, { host }) {
+    const docker = new DockerApi(`unix://${host.path(r.socket)}`);
+    try {
+      await docker.createNetwork(r.name, { [r.label.key]: r.label.value });
+    } catch (error) {
+      throw networkNotCreated(r.name, error);
+    } finally {
+      await docker.close();
+    }
+    return { outcome: 'created', detail: `network ${r.name}` };
+  },
+  async remove(r, a, { host }) {
+    if (!a.reachable) throw oacError('docker_unavailable');
+    const docker = new DockerApi(`unix://${host.path(r.socket)}`);
+    try {
+      await docker.removeNetwork(r.name);
+    } finally {
+      await docker.close();
+    }
+    return { outcome: 'removed', detail: `network ${r.name}` };
+  },
+};
+
+/** One line the operator can act on: Docker's own refusal (a used-up address pool is the usual
+ *  one), or Docker not answering. Anything else stays an internal error. */
+function networkNotCreated(network: string, error: unknown): unknown {
+  if (error instanceof DockerRefused) {
+    const values = { network, detail: error.dockerMessage };
+    return oacError('docker_network_refused', values, { cause: error });
+  }
+  if (error instanceof DockerUnavailable)
+    return oacError('docker_unavailable', {}, { cause: error });
+  return error;
+}

@@ -1,0 +1,97 @@
+// The node's service: enabled at boot and running (HOST-03). Restarts are planned, not flagged
+// (DECL-03): the journal keeps a digest of what the running service read when it started (its
+// unit, env file, program and group), and the diff restarts it when that digest differs from
+// the desired one or when a resource it reads changes in this run (a group re-added too: a new
+// membership applies only to a new process). So a dry run shows the restart a real run does.
+import {
+  canStartUnits,
+  isActive,
+  isEnabled,
+  mustSystemctl,
+  systemctl,
+} from '../../host/systemd.ts';
+import type { Driver } from '../driver.ts';
+import type { ServiceResource } from '../resources.ts';
+import { changes, type Action } from '../../core/step.ts';
+
+/** Recorded in place of the digest just before a resource the service reads changes: a run
+ *  killed before the restart still owes it (src/installation/reconcile.ts). */
+export const RESTART_OWED = 'restart-owed';
+
+export interface ServiceActual {
+  enabled: boolean;
+  active: boolean;
+  canStart: boolean;
+  /** The digest recorded when the service last (re)started; undefined: never recorded. */
+  startedWith: string | undefined;
+}
+
+export const serviceDriver: Driver<'service', ServiceActual> = {
+  async probe(r, { host, journal }) {
+    const recorded = journal?.get(r.key)?.props.inputs;
+    // Two calls, not one `systemctl show`: its UnitFileState is what PID 1 cached at its last
+    // reload, so a wants-link removed by hand would still read as enabled; is-enabled reads
+    // the unit files themselves (drift is found).
+    return {
+      enabled: await isEnabled(host, r.unit),
+      active: await isActive(host, r.unit),
+      canStart: await canStartUnits(host),
+      startedWith: typeof recorded === 'string' ? recorded : undefined,
+    };
+  },
+  exists: (a) => a.enabled || a.active,
+  diff(r, a, planned) {
+    if (!a.canStart)
+      return a.enabled
+        ? { kind: 'unchanged', detail: `${r.unit} enabled (not started: no running systemd here)` }
+        : { kind: 'create', detail: `enable ${r.unit} (not started: no running systemd here)` };
+    if (!a.active)
+      return {
+        kind: 'create',
+        detail: `enable and start ${r.unit}`,
+        why: `${r.unit} is ${a.enabled ? 'not running' : 'not enabled'}`,
+      };
+    const restart = restartReason(r, a, planned);
+    if (restart !== undefined) return { kind: 'update', detail: `restart ${r.unit} (${restart})` };
+    if (!a.enabled)
+      return { kind: 'create', detail: `enable ${r.unit}`, why: `${r.unit} is not enabled` };
+    return { kind: 'unchanged', detail: `${r.unit} enabled and running` };
+  },
+  async apply(r, action, a, { host }) {
+    if (!a.canStart) {
+      await mustSystemctl(host, ['enable', r.unit]);
+      return { outcome: 'created', detail: `${r.unit} enabled` };
+    }
+    if (action.kind === 'update') {
+      // Enabled too: an active service someone disabled is restarted and enabled again.
+      await mustSystemctl(host, ['enable', r.unit]);
+      await mustSystemctl(host, ['restart', r.unit]);
+      return { outcome: 'updated', detail: `${r.unit} restarted` };
+    }
+    await mustSystemctl(host, ['enable', '--now', r.unit]);
+    return { outcome: 'created', detail: `${r.unit} enabled and started` };
+  },
+  async remove(r, a, { host }) {
+    // Disabling an already stopped or disabled unit is fine; a missing manager (--root) too.
+    await systemctl(host, ['disable', ...(a.canStart ? ['--now'] : []), r.unit]);
+    if (a.canStart) await systemctl(host, ['reset-failed', r.unit]);
+    return { outcome: 'removed', detail: `${r.unit} stopped and disabled` };
+  },
+};
+
+/** Why the running service must restart, or undefined. */
+function restartReason(
+  r: ServiceResource,
+  a: ServiceActual,
+  planned: ReadonlyMap<string, Action>,
+): string | undefined {
+  const changed = r.reads.filter((key) => {
+    const action = planned.get(key);
+    return action !== undefined && changes(action);
+  });
+  if (changed.length > 0) return `${changed.join(', ')} changed`;
+  if (a.startedWith === RESTART_OWED) return 'an earlier run changed what it reads';
+  if (r.inputs !== undefined && a.startedWith !== undefined && a.startedWith !== r.inputs)
+    return "it runs with an older unit, env file, program, group or pin of Core's key";
+  return undefined;
+}

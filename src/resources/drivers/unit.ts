@@ -1,0 +1,77 @@
+// The service's unit file (HOST-03), root-owned 0644, compared by SHA-256 with what the
+// installer writes. Removal leaves systemd holding nothing of it (DECL-04).
+import { canStartUnits, mustSystemctl, needsDaemonReload, systemctl } from '../../host/systemd.ts';
+import { refuse } from '../../core/step.ts';
+import { oacError } from '../../messages.ts';
+import type { Driver } from '../driver.ts';
+import { directoryKept } from './file.ts';
+import { sha256 } from '../sha256.ts';
+
+export interface UnitActual {
+  exists: boolean;
+  sha256?: string;
+  text?: string;
+  /** systemd still runs an older copy (a run killed before its daemon-reload). */
+  stale?: boolean;
+  /** Root's and not writable by others (0644), as the installer writes it. */
+  rootOnly?: boolean;
+  /** A directory where the unit file belongs: neither written over nor removed (either would
+   *  fail half way through a run), refused in the plan. */
+  directory?: boolean;
+}
+
+export const unitDriver: Driver<'unit', UnitActual> = {
+  async probe(r, { host }) {
+    const raw = await host.readNoFollow(r.path).catch(() => undefined);
+    if (raw === undefined) {
+      const found = await host.lstat(r.path);
+      return { exists: found !== undefined, directory: found?.isDirectory() === true };
+    }
+    const stale = await needsDaemonReload(host, r.unit);
+    const st = await host.lstat(r.path);
+    const rootOnly = st !== undefined && st.uid === 0 && (st.mode & 0o7777) === 0o644;
+    return { exists: true, sha256: sha256(raw), text: raw.toString('utf8'), stale, rootOnly };
+  },
+  exists: (a) => a.exists,
+  diff(r, a) {
+    if (a.directory === true) return refuse(oacError('not_a_file', { path: r.path }));
+    if (!a.exists)
+      return { kind: 'create', detail: `write ${r.path}`, why: 'the unit file is gone' };
+    if (r.sha256 !== undefined && a.sha256 !== r.sha256)
+      return {
+        kind: 'update',
+        detail: `rewrite ${r.path} (it differs)`,
+        why: 'edited by hand (put overrides in a drop-in, systemctl edit)',
+      };
+    if (a.rootOnly === false)
+      return {
+        kind: 'update',
+        detail: `rewrite ${r.path} (owner or mode changed)`,
+        why: 'owner or mode changed (root, 0644 expected)',
+      };
+    if (a.stale === true)
+      return {
+        kind: 'update',
+        detail: `reload ${r.unit} (systemd runs an older copy)`,
+        why: 'systemd has not loaded the unit file on disk (systemctl daemon-reload)',
+      };
+    return { kind: 'unchanged', detail: r.path };
+  },
+  async apply(r, action, _actual, { host }) {
+    if (r.content === undefined) throw new Error(`${r.path}: nothing to write`);
+    await host.writeFile(r.path, r.content, 0o644);
+    if (await canStartUnits(host)) await mustSystemctl(host, ['daemon-reload']);
+    return { outcome: action.kind === 'create' ? 'created' : 'updated', detail: r.path };
+  },
+  async remove(r, a, { host }) {
+    if (a.directory === true) return directoryKept(r.path);
+    await host.unlinkFile(r.path);
+    if (await canStartUnits(host)) {
+      await mustSystemctl(host, ['daemon-reload']);
+      // A unit that failed (the node exits 78 once Core removed it) stays listed as failed,
+      // and the system as degraded, until this (DECL-04). Not failed: nothing to reset.
+      await systemctl(host, ['reset-failed', r.unit]);
+    }
+    return { outcome: 'removed', detail: r.path };
+  },
+};

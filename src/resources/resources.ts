@@ -1,0 +1,236 @@
+// Intended state as a value (DECL-01): what an installation wants on a host is a list of
+// resources, each with its kind, its identity (key, path or name, all from src/layout.ts) and
+// the properties it should have. The same list drives install and rerun (reconcile), --dry-run
+// (its diffs), status (the recorded properties against the host) and uninstall (nothing
+// wanted, limited to what the journal owns, in reverse order).
+
+/** The listr phase a resource shows under on a terminal (installer/install.ts). */
+export type Phase =
+  'account' | 'group' | 'home' | 'program' | 'prepare' | 'proxy-settings' | 'unit' | 'service';
+
+interface Base {
+  /** Stable: the journal's key for this resource. */
+  key: string;
+  title: string;
+  phase: Phase;
+  /** Keys of what must stay while this resource stays: its owner and the directories it lies
+   *  in (uninstall keeps them, saying why, when this one is kept). */
+  needs?: string[];
+}
+
+export interface AccountResource extends Base {
+  kind: 'account';
+  name: string;
+  uid: number;
+  home: string;
+  shell: string;
+}
+
+export interface MembershipResource extends Base {
+  kind: 'membership';
+  user: string;
+  group: string;
+}
+
+export interface DirectoryResource extends Base {
+  kind: 'directory';
+  path: string;
+  mode: number;
+  /** Who makes it: root (the home, the program directories), the node half (HOST-08), or the
+   *  operator (a shared checkpoint store, HOST-11: the node half must be able to write it). */
+  madeBy: 'root' | 'node' | 'operator';
+  /** The node account owns it (its home); root otherwise. Node-made ones are the node's. */
+  ownedByNode: boolean;
+  /** How uninstall removes it: `tree` empties it as oac-node first (it is the node's to
+   *  write); `empty` only when nothing else is left in it (it may hold others' things). */
+  removal: 'tree' | 'empty';
+}
+
+export interface FileResource extends Base {
+  kind: 'file';
+  path: string;
+  mode: number;
+  /** SHA-256 of the content it should have; null: it should not exist; undefined: unknown
+   *  (a record from before digests were kept), so it is not compared. */
+  sha256?: string | null;
+  /** Install only (never recorded): the content to write, or the file to copy it from. */
+  content?: string;
+  copyFrom?: string;
+  /** Its content holds a secret (the proxy env file): `sha256` is then the file's keyed digest
+   *  (records/env-file.ts), never a plain one, and no digest of it is cached or printed. */
+  secret?: true;
+}
+
+export interface UnitResource extends Base {
+  kind: 'unit';
+  unit: string;
+  path: string;
+  sha256?: string;
+  content?: string;
+}
+
+export interface ServiceResource extends Base {
+  kind: 'service';
+  unit: string;
+  /** Digest of everything the running service read when it started (DECL-03). */
+  inputs?: string;
+  /** Keys of the resources it reads: a change to any of them restarts it. */
+  reads: string[];
+}
+
+export interface NetworkResource extends Base {
+  kind: 'network';
+  name: string;
+  socket: string;
+  /** The label the node half puts on the network it creates: the proof that it is ours. */
+  label: { key: string; value: string };
+}
+
+/** The half that runs as oac-node (HOST-08): node files, image, provider file, registration.
+ *  It is not recorded; what of it can be removed is listed as its own resources. */
+export interface NodeHalfResource extends Base {
+  kind: 'node';
+}
+
+// What the node half itself wants (src/installation/node-desired.ts): it reconciles these as oac-node,
+// with the same loop and drivers. They live inside its state and store, which root records and
+// removes as whole directories, so they are never recorded themselves.
+
+/** The Runtime image in Docker (DL-05: there already means no download). */
+export interface DockerImageResource extends Base {
+  kind: 'docker-image';
+  reference: string;
+  /** The IDs Docker may report for it: the image ID and the manifest digest. */
+  ids: string[];
+  /** The manifest's file that carries it. */
+  file: string;
+  socket: string;
+}
+
+/** A microsandbox file of the release (Runtime, firmware, helper), verified by SHA-256. */
+export interface NodeFileResource extends Base {
+  kind: 'node-file';
+  path: string;
+  file: string;
+  sha256: string;
+  /** The helper runs: executable once verified, never before. */
+  executable: boolean;
+}
+
+/** The Runtime image imported into the microsandbox store (an OCI layout with index.json). */
+export interface StoreImageResource extends Base {
+  kind: 'store-image';
+  dir: string;
+  reference: string;
+  file: string;
+}
+
+/** The provider file the node runs with (NODE-05: once registered, only the approved one). */
+export interface ProviderFileResource extends Base {
+  kind: 'provider-file';
+  path: string;
+  content: string;
+  /** Where the node's identity says whether it registered (then the file is what Core approved). */
+  stateDir: string;
+}
+
+/** The node's registration with Core (ENR-02: identity first, then enrollment). */
+export interface RegistrationResource extends Base {
+  kind: 'registration';
+  stateDir: string;
+  configPath: string;
+  coreUrl: string;
+  /** TRUST-01: the pin the node keeps for Core (null: the host's trust store). */
+  corePin: string | null;
+  name: string;
+}
+
+export type Resource =
+  | AccountResource
+  | MembershipResource
+  | DirectoryResource
+  | FileResource
+  | UnitResource
+  | ServiceResource
+  | NetworkResource
+  | NodeHalfResource
+  | DockerImageResource
+  | NodeFileResource
+  | StoreImageResource
+  | ProviderFileResource
+  | RegistrationResource;
+
+/** The kinds the journal records (root's resources); the node half's own are not. */
+export type RecordedKind =
+  'account' | 'membership' | 'directory' | 'file' | 'unit' | 'service' | 'network';
+export type RecordedResource = Extract<Resource, { kind: RecordedKind }>;
+
+export function isRecorded(r: Resource): r is RecordedResource {
+  return ['account', 'membership', 'directory', 'file', 'unit', 'service', 'network'].includes(
+    r.kind,
+  );
+}
+
+export type Kind = Resource['kind'];
+export type ResourceOf<K extends Kind> = Extract<Resource, { kind: K }>;
+
+/** One line naming the resource (journal `name`, status, messages). */
+export function nameOf(r: Resource): string {
+  switch (r.kind) {
+    case 'account':
+      return r.name;
+    case 'membership':
+      return `${r.user} in ${r.group}`;
+    case 'directory':
+    case 'file':
+      return r.path;
+    case 'unit':
+      return r.path;
+    case 'service':
+      return r.unit;
+    case 'network':
+      return r.name;
+    case 'node':
+      return 'node half';
+    case 'docker-image':
+    case 'store-image':
+      return `image ${r.reference}`;
+    case 'node-file':
+    case 'provider-file':
+      return r.path;
+    case 'registration':
+      return `registration with ${r.coreUrl}`;
+  }
+}
+
+/** The line uninstall's plan prints for removing a resource. */
+export function removalOf(r: Resource): string {
+  switch (r.kind) {
+    case 'account':
+      return `delete user ${r.name}`;
+    case 'membership':
+      return `remove ${r.user} from group ${r.group}`;
+    case 'service':
+      return `stop and disable ${r.unit}`;
+    case 'network':
+      return `remove network ${r.name}`;
+    case 'directory':
+      return r.removal === 'tree' ? `remove ${r.path}` : `remove ${r.path} when empty`;
+    default:
+      return `remove ${nameOf(r)}`;
+  }
+}
+
+/** The properties the journal keeps of a resource: what status compares, never content. */
+export function recordedProps(r: Resource): Record<string, string | number | boolean | null> {
+  switch (r.kind) {
+    case 'file':
+      return r.sha256 === undefined ? { mode: r.mode } : { mode: r.mode, sha256: r.sha256 };
+    case 'unit':
+      return r.sha256 === undefined ? {} : { sha256: r.sha256 };
+    case 'service':
+      return r.inputs === undefined ? {} : { inputs: r.inputs };
+    default:
+      return {};
+  }
+}
