@@ -26,8 +26,6 @@ export function interruptOnSignals(): Interruption {
     // Ctrl-C again: stop now. Our listener stays registered meanwhile: signal-exit (under
     // listr2's cursor handling) re-raises a signal it believes no one else handles, which
     // would kill this process before the run could stop between two steps.
-    // A closed terminal fails every later write with EIO: the run still stops cleanly.
-    if (signal === 'SIGHUP') ignoreOutputErrors();
     if (controller.signal.aborted) {
       if (signal !== 'SIGINT') return;
       // The node half runs in its own session: it hears no terminal, so it goes first.
@@ -41,12 +39,27 @@ export function interruptOnSignals(): Interruption {
   };
   const release = () => {
     for (const name of STOPPING) process.removeListener(name, handler);
+    outputLost = undefined;
   };
   for (const name of STOPPING) process.on(name, handler);
+  // A closed terminal can fail a write before its SIGHUP is handled (a render due in the same
+  // turn of the event loop): without a listener that write's EIO would kill this process, and
+  // the node half, its events' reader gone, would die of the broken pipe with its download's
+  // last bytes unwritten (CI, issue #28). A lost terminal or pipe is a hangup: stop the same way.
+  outputLost = () => handler('SIGHUP');
+  ignoreOutputErrors();
   return { signal: controller.signal, release };
 }
 
+/** What a failed write to stdout or stderr does: the current run stops as for SIGHUP. */
+let outputLost: (() => void) | undefined;
+let listening = false;
+
+/** Output errors never kill the process: once the terminal or pipe is gone, writes go nowhere. */
 function ignoreOutputErrors(): void {
-  process.stdout.on('error', () => undefined);
-  process.stderr.on('error', () => undefined);
+  if (listening) return;
+  listening = true;
+  const lost = () => outputLost?.();
+  process.stdout.on('error', lost);
+  process.stderr.on('error', lost);
 }

@@ -74,6 +74,9 @@ const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 1000, maxDelayMs:
 const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const WRITE_BATCH = 1024 * 1024;
+// On a slow link a batch takes long to fill: what arrived goes to the part at least this often,
+// so a node half killed outright (SIGKILL, the OOM killer) loses seconds of bytes, not a batch.
+const WRITE_EVERY_MS = 1000;
 const PROGRESS_EVERY_MS = 250;
 
 export async function downloadFile(options: DownloadOptions): Promise<DownloadOutcome> {
@@ -272,6 +275,7 @@ class Transfer {
     let writing: Promise<void> | undefined;
     let writeError: unknown;
     let lastReport = Date.now();
+    let lastWrite = lastReport;
     const flush = async (): Promise<void> => {
       await writing;
       if (writeError !== undefined) throw writeError;
@@ -294,12 +298,13 @@ class Transfer {
         received += chunk.length;
         batch.push(chunk);
         batchBytes += chunk.length;
+        const now = Date.now();
         // One write in flight while the next batch fills: the disk and the socket overlap.
-        if (batchBytes >= WRITE_BATCH) {
+        if (batchBytes >= WRITE_BATCH || now - lastWrite >= WRITE_EVERY_MS) {
           batchBytes = 0;
+          lastWrite = now;
           await flush();
         }
-        const now = Date.now();
         if (now - lastReport >= PROGRESS_EVERY_MS) {
           lastReport = now;
           this.report('progress', received, from);

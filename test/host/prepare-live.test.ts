@@ -4,7 +4,7 @@
 // image's download slow) and a private real dockerd. Events must arrive while the child runs;
 // an interruption must stop its whole process group and keep the part file for the rerun.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
@@ -181,3 +181,78 @@ test('ENR-05 a command that expires during a slow download: the download finishe
   assert.ok(existsSync(join(request.state_dir, 'identity.json')));
 });
 
+/** `_prepare` with its stdout on a pipe this test reads until `enough` says so; then `end`
+ *  does what ends the child (closing the read end, or SIGKILL to its group). */
+async function runUntil(
+  request: object,
+  enough: (received: number, elapsedMs: number) => boolean,
+  end: (child: ReturnType<typeof spawn>) => void,
+): Promise<{ status: number | null; signal: string | null; stderr: string }> {
+  const args = ['--reuid', String(NODE_UID), '--regid', String(NODE_UID), ...NO_PRIVILEGES];
+  args.push('--groups', String(dockerGid), '--', join(scratch, 'oac-node'), '_prepare');
+  const child = spawn('setpriv', args, { env: {}, detached: true, stdio: 'pipe' });
+  child.stdin.end(`${JSON.stringify(request)}\n`);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const started = Date.now();
+  let pending = '';
+  let ended = false;
+  child.stdout.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      const event = JSON.parse(line) as EngineEvent;
+      const received = event.type === 'progress' && event.phase === undefined ? event.received : 0;
+      if (!ended && received > 0 && enough(received, Date.now() - started)) {
+        ended = true;
+        end(child);
+      }
+    }
+  });
+  return new Promise((resolve) =>
+    child.once('close', (status, signal) => resolve({ status, signal, stderr })),
+  );
+}
+
+function keptPart(request: { state_dir: string }): number {
+  return statSync(join(request.state_dir, 'files', `${image.name}.part`)).size;
+}
+
+test('OPS-03 DL-02 the installer gone (its end of the events pipe closed): the node half stops at a step boundary and keeps what arrived, instead of dying of the broken pipe', async () => {
+  const token = await issueToken(core);
+  const request = await prepareRequest(core, scratch, 'reader-gone', token, {
+    docker_host: dockerd.host,
+  });
+  await drip(image.size * 3); // about 20 s for the image: well under the 1 MiB of one batch
+  const run = await runUntil(
+    request,
+    () => true,
+    (child) => child.stdout?.destroy(),
+  );
+  assert.doesNotMatch(run.stderr, /EPIPE|Error:/, 'no crash on the broken pipe');
+  assert.equal(run.status, 141, `the status of an interrupted run (SIGPIPE): ${run.stderr}`);
+  assert.equal(nodeProcesses(), '', 'no process of the node half is left');
+  const kept = keptPart(request);
+  assert.ok(kept > 0 && kept < image.size, `${kept} of ${image.size} bytes kept`);
+});
+
+test('DL-02 a node half killed outright (SIGKILL) keeps what arrived more than a second before', async () => {
+  const token = await issueToken(core);
+  const request = await prepareRequest(core, scratch, 'killed', token, {
+    docker_host: dockerd.host,
+  });
+  await drip(image.size * 3);
+  let atKill = 0;
+  const run = await runUntil(
+    request,
+    (received, elapsedMs) => elapsedMs > 3_000 && (atKill = received) > 0,
+    (child) => process.kill(-(child.pid ?? 0), 'SIGKILL'),
+  );
+  assert.equal(run.signal, 'SIGKILL');
+  const kept = keptPart(request);
+  // Written at least once a second: of what had arrived, at most the last two seconds' worth
+  // (the drip sends image.size * 3 a minute) may be missing.
+  const twoSeconds = (image.size * 3 * 2) / 60;
+  assert.ok(kept > 0 && kept >= atKill - twoSeconds, `${kept} bytes kept of ${atKill} arrived`);
+});
