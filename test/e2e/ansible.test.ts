@@ -125,6 +125,14 @@ function ranOn(output: string, task: string): string[] {
   return [...section.matchAll(/^(?:ok|changed): \[(\w+)\]/gm)].map((m) => m[1] as string).sort();
 }
 
+/** Where check mode leaves each host's plan (oac_node_plan_out). */
+const PLAN = '/root/node.plan';
+
+/** The installer the role keeps on a host, NODE_OPTIONS cleared as the role's start does. */
+function installer(m: Member): string[] {
+  return ['env', '-u', 'NODE_OPTIONS', `/root/.oac/node-bootstrap/${m.sha}`];
+}
+
 function changedPerHost(run: PlaybookRun): Record<string, number> {
   return Object.fromEntries(members.map((m) => [m.name, run.recap.get(m.name)?.changed ?? -1]));
 }
@@ -168,16 +176,41 @@ test('FLEET-01 the first run installs a ready node on all three hosts at once', 
     );
 });
 
-test('FLEET-01 FLEET-02 a rerun and check mode report changed=0 on every host', async () => {
+test('FLEET-01 FLEET-02 DECL-05 a rerun and check mode report changed=0 on every host; check mode leaves each host its plan, which applies exactly once', async () => {
   // Verbose, as an operator debugging a play runs it: still no token (the last test checks).
   const rerun = await play(['-vvv']);
   assert.equal(rerun.status, 0, rerun.output);
   assert.deepEqual(changedPerHost(rerun), { m1: 0, m2: 0, m3: 0 }, rerun.output);
-  const check = await play(['--check']);
+  const check = await play(['--check', '-e', `oac_node_plan_out=${PLAN}`]);
   assert.equal(check.status, 0, check.output);
   assert.deepEqual(changedPerHost(check), { m1: 0, m2: 0, m3: 0 }, check.output);
   // Check mode asked the installer's dry run, not nothing: it ran on every host.
   assert.deepEqual(ranOn(check.output, 'Node checked (dry run)'), ['m1', 'm2', 'm3']);
+  // Each host's plan, for review (the last test searches every host file for the tokens).
+  for (const m of members) {
+    assert.equal(await m.host.shOk(`stat -c '%a %U' ${PLAN}`), '600 root', m.name);
+    const shown = await m.host.exec([...installer(m), 'show-plan', PLAN]);
+    assert.equal(
+      shown.status,
+      0,
+      `${m.name}: nothing would change\n${shown.stdout}${shown.stderr}`,
+    );
+  }
+  const [m1] = members as [Member];
+  const applied = await m1.host.exec([...installer(m1), 'apply', PLAN], { stdin: '' });
+  assert.equal(applied.status, 0, `${applied.stdout}${applied.stderr}`);
+  const again = await m1.host.exec([...installer(m1), 'apply', PLAN], { stdin: '' });
+  assert.equal(again.status, 3, `a plan applied once is stale: ${again.stdout}${again.stderr}`);
+  // The operator's file, not the role's: read for tokens here, then gone before absent's
+  // snapshot comparison.
+  for (const m of members) {
+    const text = await m.host.shOk(`cat ${PLAN} && rm ${PLAN}`);
+    assert.deepEqual(
+      tokens.filter((t) => text.includes(t)),
+      [],
+      `${m.name}: no token in the plan file`,
+    );
+  }
 });
 
 test('FLEET-01 state absent returns every host to its snapshot; a rerun of absent changes nothing', async () => {

@@ -302,6 +302,18 @@ describe('the role and become', { skip }, () => {
       assertRefusedUpFront(c, await runRole(c, { args: [...args] }));
     });
 
+  test('FLEET-01 DECL-05 a plan path that is not absolute is refused before anything changes', async () => {
+    const c = makeCase();
+    const run = await runRole(c, { args: ['--check', '-e', 'oac_node_plan_out=node.plan'] });
+    assert.notEqual(run.status, 0, run.output);
+    assert.match(
+      run.output,
+      /TASK \[oac_node : Check the role's variables\][^\n]*\nfatal: \[node\]: FAILED! => [^\n]*oac_node_plan_out empty or absolute/,
+    );
+    assert.ok(!existsSync(join(c.dir, 'bootstrap')), 'the installer was never copied');
+    assert.equal(report(c, 'token-sha256'), undefined, 'the installer never ran');
+  });
+
   for (const method of ['ansible.builtin.su', 'ansible.legacy.su'])
     test(`FLEET-01 SEC-03 -e ansible_become_method=${method} is refused before anything changes`, async () => {
       // A variable outranks a task's own keyword: the role must refuse it, whatever its prefix.
