@@ -188,7 +188,7 @@ test('FLEET-01 FLEET-02 DECL-05 a rerun and check mode report changed=0 on every
   assert.deepEqual(ranOn(check.output, 'Node checked (dry run)'), ['m1', 'm2', 'm3']);
   // Each host's plan, for review (the last test searches every host file for the tokens).
   for (const m of members) {
-    assert.equal(await m.host.shOk(`stat -c '%a %U' ${PLAN}`), '600 root', m.name);
+    assert.equal((await m.host.shOk(`stat -c '%a %U' ${PLAN}`)).trim(), '600 root', m.name);
     const shown = await m.host.exec([...installer(m), 'show-plan', PLAN]);
     assert.equal(
       shown.status,
