@@ -59,6 +59,12 @@ export interface UninstallRequest {
 export interface UninstallResult {
   report: RunReport;
   kept: string[];
+  /** Whether this host recorded the installation (false: only what was proved ours, if
+   *  anything, was removed; a mistyped ID finds nothing). */
+  recorded: boolean;
+  /** The installations this host records besides this one (for the line that says the ID
+   *  named none here). */
+  others: string[];
   plan?: { steps: SavedPlan['steps']; fingerprint: Record<string, string> };
 }
 
@@ -137,7 +143,16 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
     // A plan applied once is stale afterwards: its journal goes, or records the plan.
     if (plan !== undefined && !req.dryRun && (await host.lstat(names.journal)) !== undefined)
       await journal.setLastPlan(planDigest(plan.fingerprint));
-    return { report, kept, ...(plan === undefined ? {} : { plan }) };
+    const others = journals.flatMap((j) =>
+      j.installation_id === names.id ? [] : [j.installation_id],
+    );
+    return {
+      report,
+      kept,
+      recorded: mine !== undefined,
+      others,
+      ...(plan === undefined ? {} : { plan }),
+    };
   });
 }
 

@@ -19,6 +19,7 @@ import { addSystemUser } from '../../src/host/accounts.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { uninstall } from '../../uninstaller/uninstall.ts';
+import { outcomeLines } from '../../src/cli/commands/uninstall.ts';
 import { nodeStatus } from '../../installer/status.ts';
 import { CORE, ENV_KEY, ID, names, rootHalf as rootHalfOf } from '../helpers/root-half.ts';
 import { makeScratchRoot, treeDiff, treeOf } from '../helpers/scratch-root.ts';
@@ -201,6 +202,32 @@ test("UNI-02 UNI-03 two records on one host: uninstalling one keeps what the oth
   for (const gone of [other.unitPath, other.program, other.journal])
     assert.equal(existsSync(join(root, gone)), false, `${gone} removed`);
   assert.ok(existsSync(join(root, 'var/lib/oac-node')), 'the adopted home stays');
+});
+
+test('UNI-02 an ID this host has no record of (mistyped): nothing changes, and the line says so and names the ID it does record (issue #25)', async () => {
+  await runRoot();
+  const before = treeOf(root, BACKUPS);
+  const typo = parseInstallationId('inst-9');
+  for (const dryRun of [true, false]) {
+    const result = await uninstall({ root, installationId: typo, force: false, dryRun }, noEvents);
+    assert.deepEqual(
+      treeDiff(before, treeOf(root, BACKUPS)),
+      { added: [], removed: [], changed: [] },
+      'nothing changed',
+    );
+    assert.equal(result.recorded, false);
+    assert.equal(result.report.changed, false);
+    assert.deepEqual(outcomeLines(typo, result, dryRun), [
+      `This host has no record of installation inst-9, and nothing ${dryRun ? 'would be' : 'was'} removed.`,
+      `This host records installation ${ID}: check the ID (sudo ls /etc/oac-node).`,
+    ]);
+  }
+  await removeAll();
+  const none = await uninstall({ root, installationId: ID, force: false, dryRun: false }, noEvents);
+  assert.deepEqual(outcomeLines(ID, none, false), [
+    `This host has no record of installation ${ID}, and nothing was removed.`,
+    'This host records no installation of oac-node.',
+  ]);
 });
 
 test('DECL-03 a dry run lists what the real run does, and changes nothing', async () => {

@@ -1,6 +1,10 @@
 import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
-import { uninstall, type UninstallRequest } from '../../../uninstaller/uninstall.ts';
+import {
+  uninstall,
+  type UninstallRequest,
+  type UninstallResult,
+} from '../../../uninstaller/uninstall.ts';
 import { writePlanFile } from '../../installation/plan-file.ts';
 import { PLAN_FORMAT, shownEvents } from '../../installation/saved-plan.ts';
 import type { EngineEvent } from '../../core/events.ts';
@@ -74,15 +78,40 @@ export async function runUninstallWith(
       kept,
     });
   }
-  if (flags.json) jsonRenderer(write)({ type: 'summary', changed: report.changed, kept });
+  if (flags.json)
+    jsonRenderer(write)({
+      type: 'summary',
+      changed: report.changed,
+      kept,
+      recorded: result.recorded,
+    });
   else {
-    if (dryRun) write(report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
-    else write(`The node of installation ${request.installationId} is removed from this host.\n`);
+    for (const line of outcomeLines(request.installationId, result, dryRun)) write(`${line}\n`);
     // A kept line may name the node's image (its provider file is the node's to write: SEC-09).
     for (const line of kept) write(`${printable(`Kept: ${line}`)}\n`);
     if (flags.planOut !== undefined) write(planSavedLine(flags.planOut));
   }
   if (dryRun && report.changed) throw new ExitStatus(EXIT.changesPending);
+}
+
+/** What the run did, in words that do not claim more than it did: an ID this host records
+ *  nothing of (mistyped, or uninstalled already) removed nothing, and says which IDs it does
+ *  record (issue #25: it used to say the node was removed, and exit 0, while it kept running). */
+export function outcomeLines(
+  id: string,
+  result: Pick<UninstallResult, 'recorded' | 'others' | 'report'>,
+  dryRun: boolean,
+): string[] {
+  if (!result.recorded && !result.report.changed) {
+    const records =
+      result.others.length === 0
+        ? 'This host records no installation of oac-node.'
+        : `This host records installation ${result.others.join(', ')}: check the ID (sudo ls /etc/oac-node).`;
+    const removed = dryRun ? 'nothing would be removed' : 'nothing was removed';
+    return [`This host has no record of installation ${id}, and ${removed}.`, records];
+  }
+  if (dryRun) return [result.report.changed ? 'Changes would be made.' : 'Nothing would change.'];
+  return [`The node of installation ${id} is removed from this host.`];
 }
 
 export const uninstallCommand: CommandModule<object, UninstallArgs> = {
