@@ -54,7 +54,11 @@ export const MESSAGES = {
   },
   core_unreachable: {
     message: 'Cannot reach Core at {origin}: {reason}',
-    hint: "Check the host's network and proxy settings, then run the command again.",
+    hint: "Check that this is Core's address as Web shows it (scheme, host name, port), then the host's network and proxy settings, and run the command again.",
+  },
+  core_certificate_untrusted: {
+    message: "Core's certificate at {origin} is not trusted by this host: {reason}",
+    hint: 'A Core with a private CA or a self-signed certificate needs its key pinned: --core-pin sha256:… as Web shows it (docs/private-ca.md). Otherwise check the address and the host clock.',
   },
   core_unexpected_response: {
     message: 'Core answered HTTP {status} to {route}',
@@ -68,7 +72,8 @@ export const MESSAGES = {
     message: '{what} must use https (plain http is allowed only for loopback addresses): {url}',
   },
   invalid_url: {
-    message: '{what} is not a valid URL: {url}',
+    message: '{what} is not a usable URL: {url} ({problem})',
+    hint: 'Write the whole address as Web shows it, such as https://core.example.com or https://core.example.com:8443.',
   },
   token_file_unreadable: {
     message: 'Cannot read the enrollment token file {path}: {reason}',

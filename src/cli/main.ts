@@ -54,6 +54,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     // The first word that names a command, as yargs would find it after global options
     // (`--no-color install …`).
     const named = normalised.find((a) => COMMANDS.has(a));
+    if (named === undefined) refuseUnknownCommand(normalised);
     const wanted = COMMAND_TABLE.find((c) => c.name === named);
     const loaded = wanted === undefined ? undefined : await wanted.load();
     // The installer's own child takes no option (its request comes on stdin): it starts on
@@ -135,4 +136,37 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       .help()
       .wrap(100)
   );
+}
+
+/** A first word that names no command (`oac-node instal …`) is said as such, with the command
+ *  it is closest to, instead of yargs' list of every option as an unknown argument (issue #25). */
+function refuseUnknownCommand(args: string[]): void {
+  const word = args.find((a) => !a.startsWith('-'));
+  if (word === undefined || !/^[a-z][a-z-]{0,30}$/.test(word)) return;
+  const public_ = COMMAND_TABLE.map((c) => c.name).filter((n) => !n.startsWith('_'));
+  const closest = public_
+    .map((name) => ({ name, distance: editDistance(word, name) }))
+    .sort((a, b) => a.distance - b.distance)[0];
+  const flag = word === 'help' || word === 'version' ? `--${word}` : undefined;
+  const suggestion =
+    flag !== undefined
+      ? `; did you mean ${flag}?`
+      : closest !== undefined && closest.distance <= 2
+        ? `; did you mean ${closest.name}?`
+        : '';
+  throw new UsageError(`Unknown command: ${word}${suggestion} (see '${PROGRAM} --help')`);
+}
+
+/** Levenshtein distance of two short words. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }

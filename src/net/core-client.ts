@@ -109,8 +109,12 @@ export class CoreClient {
       return await sendJson(request);
     } catch (error) {
       if (!(error instanceof NetworkError)) throw error;
-      const text = message('core_unreachable', { origin: this.origin, reason: error.reason });
-      throw new CoreError('core_unreachable', `${text} (${route})`);
+      // A certificate the host does not trust is no network problem: its hint names the pin.
+      const code = error.reason.startsWith('TLS: ')
+        ? 'core_certificate_untrusted'
+        : 'core_unreachable';
+      const text = message(code, { origin: this.origin, reason: error.reason });
+      throw new CoreError(code, `${text} (${route})`);
     }
   }
 }

@@ -22,6 +22,7 @@ export class CoreError extends OacError {
 
   /** Connection failures and 503 are worth another try; a 4xx never is (issue #2). */
   get retryable(): boolean {
+    if (this.code === 'core_certificate_untrusted') return false; // the same answer each time
     return this.status === undefined || this.status === 503;
   }
 }

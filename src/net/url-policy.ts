@@ -16,23 +16,53 @@ export function isLoopbackHost(hostname: string): boolean {
   return octets !== null && octets.slice(1).every((o) => Number(o) <= 255);
 }
 
-/** Parses a URL that names Core, the console or the release, and enforces SEC-01. */
-export function parseServiceUrl(raw: string, what: string): URL {
+/** Parses a URL that names Core, the console or the release, and enforces SEC-01. A value
+ *  without `scheme://` (`core.example:8443` parses as the scheme `core.example:`) is said to
+ *  lack its scheme, quoted as given (a user and password in it masked), not as its origin. */
+export function parseServiceUrl(raw: string, what: string, exitCode?: number): URL {
+  const options = exitCode === undefined ? {} : { exitCode };
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw))
+    throw oacError(
+      'invalid_url',
+      { what, url: masked(raw), problem: 'no https:// in front' },
+      options,
+    );
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw oacError('invalid_url', { what, url: raw });
+    throw oacError('invalid_url', { what, url: masked(raw), problem: 'not a URL' }, options);
   }
   const plainLoopback = url.protocol === 'http:' && isLoopbackHost(url.hostname);
   if (url.protocol !== 'https:' && !plainLoopback) {
-    throw oacError('insecure_url', { what, url: url.origin });
+    throw oacError('insecure_url', { what, url: `${url.protocol}//${url.host}` }, options);
   }
   if (url.username !== '' || url.password !== '') {
     // Credentials travel in Authorization headers only, never in a URL (machine-api.md).
-    throw oacError('invalid_url', { what, url: url.origin });
+    const problem = 'a user name or password in it; credentials never go in a URL';
+    throw oacError('invalid_url', { what, url: url.origin, problem }, options);
   }
   return url;
+}
+
+/** Core's URL as an operator gives it: an origin. A path, query or fragment is refused, not
+ *  dropped (`https://core.example/api/` is not Core's address, and the machine API's routes
+ *  hang off the origin). */
+export function parseCoreUrl(raw: string, exitCode?: number): URL {
+  const url = parseServiceUrl(raw, 'The Core URL', exitCode);
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    const problem = `a path; Core's URL is its origin only, such as ${url.origin}`;
+    const values = { what: 'The Core URL', url: url.href, problem };
+    throw oacError('invalid_url', values, exitCode === undefined ? {} : { exitCode });
+  }
+  return url;
+}
+
+/** The text of a URL for a message: a user and password before `@` masked (SEC-03), bounded. */
+function masked(raw: string): string {
+  return raw
+    .replace(/^([^/@]*\/\/)?[^/@]*@/, (_all, scheme: string | undefined) => `${scheme ?? ''}…@`)
+    .slice(0, 200);
 }
 
 /** Core's origin, as the machine API compares it: scheme, host and port, no path. */

@@ -13,6 +13,7 @@ import { makeCoreTls, spkiPin, type CoreTls } from '../../fixtures/core/tls.ts';
 import { UsageError, isOacError } from '../../src/errors.ts';
 import { parseCorePin, pinOrigin, processPins } from '../../src/net/core-pin.ts';
 import { createDispatcher } from '../../src/net/dispatcher.ts';
+import { CoreClient } from '../../src/net/core-client.ts';
 import type { ProxyEnv } from '../../src/net/proxy-env.ts';
 import { loopbackLookup, startRecordingProxy, type RecordingProxy } from '../helpers/proxy.ts';
 
@@ -85,6 +86,33 @@ test('TRUST-01 a CA pin reaches a Core under a private CA that the host does not
   // The same origin without a pin: the host's store, which does not hold this CA.
   await assert.rejects(get(`https://core.test:${core.port}/x`, undefined), /CERT|certificate/i);
   assert.equal(core.requests.length, before + 1, 'the unpinned try sent nothing');
+});
+
+test('TRUST-01 issue #25 a private-CA Core without a pin: a line naming the origin and the certificate, a hint naming --core-pin, and no retries', async () => {
+  const dispatcher = createDispatcher({ env: {}, lookup: loopbackLookup(NAMES), pins: new Map() });
+  const before = core.requests.length;
+  try {
+    const client = new CoreClient({ coreUrl: `https://core.test:${core.port}`, dispatcher });
+    const started = Date.now();
+    const error = await client
+      .readConfiguration({ kind: 'token', token: 'tok-0123456789abcdef' })
+      .then(() => assert.fail('the untrusted certificate was accepted'))
+      .catch((e: unknown) => e);
+    assert.ok(isOacError(error), String(error));
+    assert.equal(error.code, 'core_certificate_untrusted');
+    assert.match(
+      error.message,
+      new RegExp(
+        `^Core's certificate at https://core.test:${core.port} is not trusted by this host: TLS: [A-Z_]+`,
+      ),
+    );
+    assert.match(error.hint ?? '', /--core-pin sha256:.*docs\/private-ca\.md/);
+    // Retries (1 s and more apart) would give the same answer: there are none.
+    assert.ok(Date.now() - started < 900, 'not retried');
+    assert.equal(core.requests.length, before, 'no request reached Core');
+  } finally {
+    await dispatcher.close();
+  }
 });
 
 test("TRUST-01 the server's own key can be pinned too (a partial chain)", async () => {

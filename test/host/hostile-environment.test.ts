@@ -119,7 +119,10 @@ for (const [name, vars] of ROWS) {
     );
     const out = r.stdout + r.stderr;
     assert.equal(r.status, 1, out);
-    assert.match(r.stderr, /^oac-node: Cannot reach Core at .*: TLS: DEPTH_ZERO_SELF_SIGNED_CERT/);
+    assert.match(
+      r.stderr,
+      /^oac-node: Core's certificate at .* is not trusted by this host: TLS: DEPTH_ZERO_SELF_SIGNED_CERT/,
+    );
     assert.equal(r.stderr.trim().split('\n')[0]?.startsWith('oac-node:'), true, out);
     assert.doesNotMatch(out, /\n\s+at |internal error|Warning/);
     assert.ok(!out.includes(TOKEN), 'the token is never printed');

@@ -277,12 +277,12 @@ const PROXY_PASSWORD = 'hunter2-proxy-secret';
 const argumentRows: Row[] = [
   ['an ftp Core URL', ['--core-url', 'ftp://127.0.0.1/'], /https/],
   ['plain http to a public host', ['--core-url', 'http://example.com'], /https/],
-  ['a Core URL that is no URL', ['--core-url', 'not a url'], /not a valid URL/],
+  ['a Core URL that is no URL', ['--core-url', 'not a url'], /not a usable URL/],
   ['an empty Core URL', ['--core-url', ''], /--core-url is required/],
   [
     'credentials in the Core URL',
     ['--core-url', `http://user:${PROXY_PASSWORD}@127.0.0.1:9`],
-    /not a valid URL/,
+    /not a usable URL/,
   ],
   ['an escape sequence in the Core URL', ['--core-url', `http://127.0.0.1${ESC}:9`], /URL/],
   ['a bidi override in the Core URL', ['--core-url', `http://127.0.0.1${BIDI}`], /URL/],

@@ -359,8 +359,8 @@ describe('SEC-01 SEC-04 every embedded value is validated first', () => {
     refuses({ coreUrl: 'http://core.example.com' }, /must use https/);
     refuses({ consoleUrl: 'http://10.0.0.1:8080' }, /must use https/);
     refuses({ coreUrl: 'ftp://core.example.com' }, /must use https/);
-    refuses({ coreUrl: 'not a url' }, /not a valid URL/);
-    refuses({ consoleUrl: 'https://user:pw@core.example.com' }, /not a valid URL/);
+    refuses({ coreUrl: 'not a url' }, /not a usable URL/);
+    refuses({ consoleUrl: 'https://user:pw@core.example.com' }, /not a usable URL/);
     refuses({ consoleUrl: 'https://core.example.com/?a=1' }, /query or a fragment/);
     refuses({ coreUrl: 'https://core.example.com/#x' }, /query or a fragment/);
     refuses({ coreUrl: 'https://core.example.com/api' }, /origin without a path/);

@@ -10,6 +10,7 @@ import { readPlanFile } from '../../installation/plan-file.ts';
 import { oacError } from '../../messages.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
+import { parseTimeout, timeoutOption } from '../options.ts';
 import {
   checkpointRootArg,
   corePinArg,
@@ -25,7 +26,7 @@ import { runUninstallWith } from './uninstall.ts';
 interface ApplyArgs {
   file?: string;
   json: boolean;
-  timeout: number;
+  timeout: string;
   root?: string;
 }
 
@@ -36,11 +37,7 @@ export const applyCommand: CommandModule<object, ApplyArgs> = {
     yargs
       .positional('file', { type: 'string', describe: 'The plan file install --plan-out wrote' })
       .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' })
-      .option('timeout', {
-        type: 'number',
-        default: 300,
-        describe: 'Seconds to wait for the node to become ready',
-      })
+      .option('timeout', timeoutOption)
       .example(
         'sudo $0 apply /root/node.plan < /dev/null',
         'Apply a reviewed plan of a registered node (exit 3: the plan is stale, nothing changed)',
@@ -85,7 +82,7 @@ export const applyCommand: CommandModule<object, ApplyArgs> = {
         proxyEnv: proxyEnvOfThisRun(),
         root: argv.root ?? '/',
         token,
-        timeoutSeconds: argv.timeout,
+        timeoutSeconds: parseTimeout(argv.timeout),
         savedPlan: saved,
         ...fromBundle,
       },

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
+import { coreUrlArg, parseTimeout, timeoutOption } from '../options.ts';
 import type { Argv, CommandModule } from 'yargs';
 import {
   INSTALL_PHASES,
@@ -15,7 +16,6 @@ import { listrView } from '../../ui/listr-renderer.ts';
 import { EXIT, ExitStatus, UsageError } from '../../errors.ts';
 import { enrollmentToken } from '../../net/core-schemas.ts';
 import { PROXY_VARIABLES } from '../../net/proxy-env.ts';
-import { parseServiceUrl } from '../../net/url-policy.ts';
 import { NO_PIN, parseCorePin } from '../../net/core-pin.ts';
 import { readBundle, type Bundle } from '../../bundle/bundle.ts';
 import { openBundleFile } from '../../host/bundle-file.ts';
@@ -43,7 +43,7 @@ interface InstallArgs {
   'dry-run': boolean;
   'plan-out'?: string;
   json: boolean;
-  timeout: number;
+  timeout: string;
   uninstall: boolean;
   force: boolean;
   root?: string;
@@ -94,11 +94,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
           'Save the plan to this file (0600) and change nothing; oac-node apply FILE applies exactly it',
       })
       .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' })
-      .option('timeout', {
-        type: 'number',
-        default: 300,
-        describe: 'Seconds to wait for the node to become ready',
-      })
+      .option('timeout', timeoutOption)
       .option('uninstall', {
         type: 'boolean',
         default: false,
@@ -126,7 +122,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     if (TOKEN_VARIABLES.some((name) => process.env[name] !== undefined)) refuseTokenInEnvironment();
     const coreUrl = required(argv['core-url'], '--core-url');
     const installationId = parseInstallationId(argv['installation-id']);
-    const coreOrigin = parseServiceUrl(coreUrl, 'The Core URL').origin;
+    const coreOrigin = coreUrlArg(coreUrl);
     const corePin = corePinArg(argv['core-pin'], coreOrigin);
     const checkpointRoot = checkpointRootArg(argv['checkpoint-root']);
     const name = nameArg(argv.name ?? hostname());
@@ -147,7 +143,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       proxyEnv,
       root: argv.root ?? '/',
       token,
-      timeoutSeconds: argv.timeout,
+      timeoutSeconds: parseTimeout(argv.timeout),
       ...(planOut === undefined ? {} : { planOut: true }),
       ...(bundle === undefined
         ? {}

@@ -1,9 +1,9 @@
 import { COMMAND_SUMMARIES } from '../summaries.ts';
+import { coreUrlArg } from '../options.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { registerNode } from '../../node/register.ts';
 import { printable } from '../../ui/printable.ts';
 import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
-import { parseServiceUrl } from '../../net/url-policy.ts';
 
 interface RegisterArgs {
   config: string;
@@ -45,7 +45,7 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
         '',
       ) as unknown as Argv<RegisterArgs>,
   handler: async (argv) => {
-    const origin = parseServiceUrl(argv['core-url'], 'The Core URL').origin;
+    const origin = coreUrlArg(argv['core-url']);
     const corePin = argv['core-pin'] === undefined ? null : parseCorePin(argv['core-pin'], origin);
     pinOrigin(origin, corePin);
     const { outcome, identity } = await registerNode({

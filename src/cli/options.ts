@@ -1,0 +1,39 @@
+// Command-line values through a schema (issue #25): a bad value is a usage error (64) before
+// anything happens, and a value the schema takes means one thing only.
+import * as z from 'zod';
+import { EXIT, UsageError } from '../errors.ts';
+import { parseCoreUrl } from '../net/url-policy.ts';
+
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600 } as const;
+/** Seconds as a number (300) or with a unit (300s, 5m, 1h): at least 1 s, at most a day. */
+const duration = z
+  .string()
+  .trim()
+  .regex(/^\d{1,6}[smh]?$/)
+  .transform((v) => Number(v.replace(/[smh]$/, '')) * UNIT_SECONDS[unitOf(v)])
+  .pipe(z.number().int().min(1).max(86_400));
+
+function unitOf(value: string): keyof typeof UNIT_SECONDS {
+  const last = value.at(-1);
+  return last === 'm' || last === 'h' ? last : 's';
+}
+
+/** The yargs option of a wait: read as text, so that `5m` is not yargs' NaN. */
+export const timeoutOption = {
+  type: 'string',
+  default: '300',
+  describe: 'How long to wait for the node to become ready: seconds (300), or 300s, 5m, 1h',
+} as const;
+
+export function parseTimeout(value: string | number, flag = '--timeout'): number {
+  const parsed = duration.safeParse(String(value));
+  if (parsed.success) return parsed.data;
+  throw new UsageError(
+    `${flag} takes seconds (300) or a duration such as 300s, 5m or 1h, from 1 s to 24 h: ${String(value).slice(0, 40)}`,
+  );
+}
+
+/** --core-url: Core's origin; a bad one is a usage error (64) with the URL rule's line and hint. */
+export function coreUrlArg(raw: string): string {
+  return parseCoreUrl(raw, EXIT.usage).origin;
+}

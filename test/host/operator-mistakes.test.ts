@@ -1,0 +1,407 @@
+// Issue #25 item 1: what an operator gets wrong first, each with the exact line the executable
+// answers, its hint (or none), its exit status, and the host unchanged. The built executable
+// runs with --root on a scratch tree (nothing of this machine is touched); every row is a
+// mistake seen or expected of a real operator: options left out or mistyped, a URL without its
+// scheme or with a path, a duration with a unit, a token in the wrong place, a mistyped command
+// or installation ID, a plan file in the wrong state, no root.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { requireExecutable } from '../helpers/executable.ts';
+import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
+
+const ID = '3f2c1a9e-6a4b-4c1e-9d2f-0b8a7c6d5e4f';
+const TOKEN = 'oac_enr_0123456789abcdef0123456789abcdef';
+const SHA = 'a'.repeat(64);
+/** The run's own lock file (made by any run that takes the installer lock): not a change. */
+const LOCK = /^run\/oac-node(\/installer\.lock)?$/;
+
+let exe: string;
+let root: string;
+let plans: string;
+before(() => {
+  exe = requireExecutable();
+  root = makeScratchRoot();
+  plans = mkdtempSync(join(tmpdir(), 'oac-plans-'));
+  chmodSync(plans, 0o700);
+  writeFileSync(join(plans, 'open.plan'), '{}\n', { mode: 0o666 });
+  chmodSync(join(plans, 'open.plan'), 0o666);
+  writeFileSync(join(plans, 'text.plan'), 'not a plan\n', { mode: 0o600 });
+});
+after(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(plans, { recursive: true, force: true });
+});
+
+interface Mistake {
+  mistake: string;
+  /** The arguments after the executable; `R` stands for the scratch root. */
+  args: string[];
+  stdin?: string;
+  env?: Record<string, string>;
+  /** Run as nobody (setpriv), not root. */
+  asNobody?: boolean;
+  status: number;
+  /** The first line of stderr, exactly; for a run that succeeds, a line of stdout after its
+   *  steps' lines. */
+  line: string;
+  /** The hint line, exactly, or null for none. */
+  hint: string | null;
+  /** Where the answer is: stderr (default) or stdout. */
+  on?: 'stdout';
+  /** Requirement IDs besides issue #25's. */
+  ids?: string;
+}
+
+const install = (...more: string[]) => [
+  'install',
+  '--core-url',
+  'https://core.example',
+  '--installation-id',
+  ID,
+  '--root',
+  'R',
+  ...more,
+];
+const withCore = (url: string, ...more: string[]) => [
+  'install',
+  '--core-url',
+  url,
+  '--installation-id',
+  ID,
+  '--root',
+  'R',
+  ...more,
+];
+const URL_HINT =
+  'Write the whole address as Web shows it, such as https://core.example.com or https://core.example.com:8443.';
+const TIMEOUT = (v: string) =>
+  `oac-node: --timeout takes seconds (300) or a duration such as 300s, 5m or 1h, from 1 s to 24 h: ${v}`;
+const PLAN_HINT = 'Make the plan again with install … --plan-out FILE.';
+
+const MISTAKES: Mistake[] = [
+  {
+    mistake: 'install without --core-url',
+    args: ['install', '--installation-id', ID, '--root', 'R'],
+    status: 64,
+    line: 'oac-node: --core-url is required',
+    hint: null,
+  },
+  {
+    mistake: 'install without --installation-id',
+    args: ['install', '--core-url', 'https://core.example', '--root', 'R'],
+    status: 64,
+    line: 'oac-node: --installation-id is required',
+    hint: null,
+  },
+  {
+    mistake: 'a Core URL without its scheme (core.example:8443)',
+    args: withCore('core.example:8443'),
+    status: 64,
+    line: 'oac-node: The Core URL is not a usable URL: core.example:8443 (no https:// in front)',
+    hint: URL_HINT,
+  },
+  {
+    mistake: 'a Core URL with a path (https://core.example/api/)',
+    args: withCore('https://core.example/api/'),
+    status: 64,
+    line: "oac-node: The Core URL is not a usable URL: https://core.example/api/ (a path; Core's URL is its origin only, such as https://core.example)",
+    hint: URL_HINT,
+  },
+  {
+    mistake: 'a Core URL with a query',
+    args: withCore('https://core.example/?x=1'),
+    status: 64,
+    line: "oac-node: The Core URL is not a usable URL: https://core.example/?x=1 (a path; Core's URL is its origin only, such as https://core.example)",
+    hint: URL_HINT,
+  },
+  {
+    mistake: 'plain http to a Core that is not on loopback',
+    args: withCore('http://core.example'),
+    status: 64,
+    line: 'oac-node: The Core URL must use https (plain http is allowed only for loopback addresses): http://core.example',
+    hint: null,
+    ids: 'SEC-01',
+  },
+  {
+    mistake: 'an ftp:// Core URL',
+    args: withCore('ftp://core.example'),
+    status: 64,
+    line: 'oac-node: The Core URL must use https (plain http is allowed only for loopback addresses): ftp://core.example',
+    hint: null,
+    ids: 'SEC-01',
+  },
+  {
+    mistake: 'a user and password in the Core URL (never echoed)',
+    args: withCore('https://admin:s3cret@core.example'),
+    status: 64,
+    line: 'oac-node: The Core URL is not a usable URL: https://core.example (a user name or password in it; credentials never go in a URL)',
+    hint: URL_HINT,
+    ids: 'SEC-03',
+  },
+  {
+    mistake: 'a user and password in a Core URL without its scheme (never echoed)',
+    args: withCore('admin:s3cret@core.example'),
+    status: 64,
+    line: 'oac-node: The Core URL is not a usable URL: …@core.example (no https:// in front)',
+    hint: URL_HINT,
+    ids: 'SEC-03',
+  },
+  {
+    mistake: 'a Core that is not there (the hint names the address to check)',
+    args: withCore('http://127.0.0.1:9'),
+    stdin: `${TOKEN}\n`,
+    status: 1,
+    line: 'oac-node: Cannot reach Core at http://127.0.0.1:9: connection refused (GET /api/v1/sandbox-node/configuration)',
+    hint: "Check that this is Core's address as Web shows it (scheme, host name, port), then the host's network and proxy settings, and run the command again.",
+  },
+  {
+    mistake: '--timeout with a unit yargs cannot read (5x)',
+    args: install('--timeout', '5x'),
+    status: 64,
+    line: TIMEOUT('5x'),
+    hint: null,
+  },
+  {
+    mistake: '--timeout 0',
+    args: install('--timeout', '0'),
+    status: 64,
+    line: TIMEOUT('0'),
+    hint: null,
+  },
+  {
+    mistake: '--timeout beyond a day (25h)',
+    args: install('--timeout', '25h'),
+    status: 64,
+    line: TIMEOUT('25h'),
+    hint: null,
+  },
+  {
+    mistake: 'a path as the installation ID (../x)',
+    args: withCore('https://core.example').map((a) => (a === ID ? '../x' : a)),
+    status: 64,
+    line: "oac-node: --installation-id must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-', starting with a letter or digit",
+    hint: null,
+    ids: 'SEC-10',
+  },
+  {
+    mistake: 'a --core-pin that is not sha256:<hex>',
+    args: install('--core-pin', 'abc'),
+    status: 64,
+    line: "oac-node: --core-pin must be sha256: and 64 lowercase hexadecimal digits (the SHA-256 of Core's CA public key, as Web prints it), or none",
+    hint: null,
+    ids: 'TRUST-01',
+  },
+  {
+    mistake: 'a --core-pin for a plain-http Core',
+    args: withCore('http://127.0.0.1:9', '--core-pin', `sha256:${SHA}`),
+    status: 64,
+    line: 'oac-node: --core-pin goes with an https Core URL (plain http has no key to pin)',
+    hint: null,
+    ids: 'TRUST-01',
+  },
+  {
+    mistake: 'a relative --checkpoint-root',
+    args: install('--checkpoint-root', 'data/ckpt'),
+    status: 64,
+    line: 'oac-node: --checkpoint-root must be an absolute path of [A-Za-z0-9._@+-] names, without . or .. (such as /srv/oac-checkpoints)',
+    hint: null,
+    ids: 'HOST-11',
+  },
+  {
+    mistake: '--bundle without --manifest-sha256',
+    args: install('--bundle', '/root/oac-node.bundle'),
+    status: 64,
+    line: "oac-node: --bundle needs --manifest-sha256: the SHA-256 of the bundle's manifest (64 lowercase hexadecimal digits), as oac-node bundle printed it",
+    hint: null,
+    ids: 'OFFLINE-01',
+  },
+  {
+    mistake: '--manifest-sha256 without --bundle',
+    args: install('--manifest-sha256', SHA),
+    status: 64,
+    line: 'oac-node: --manifest-sha256 goes with --bundle',
+    hint: null,
+    ids: 'OFFLINE-01',
+  },
+  {
+    mistake: 'a bundle that is not there',
+    args: install('--bundle', '/nonexistent/oac-node.bundle', '--manifest-sha256', SHA),
+    status: 1,
+    line: 'oac-node: The bundle /nonexistent/oac-node.bundle cannot be used: no such file',
+    hint: 'Copy it again from the machine that made it, and check that its SHA-256 is the one oac-node bundle printed.',
+    ids: 'OFFLINE-01',
+  },
+  {
+    mistake: 'a --name with a tab in it',
+    args: install('--name', 'a\tb'),
+    status: 64,
+    line: 'oac-node: --name must be 1 to 200 characters without control characters (default: the host name)',
+    hint: null,
+  },
+  {
+    mistake: 'a --name of 300 characters',
+    args: install('--name', 'n'.repeat(300)),
+    status: 64,
+    line: 'oac-node: --name must be 1 to 200 characters without control characters (default: the host name)',
+    hint: null,
+  },
+  {
+    mistake: 'the token in an environment variable',
+    args: install(),
+    env: { OAC_TOKEN: TOKEN },
+    status: 1,
+    line: 'oac-node: The enrollment token must come on standard input, not from the environment',
+    hint: "An environment variable set through sudo is recorded in sudo's log: run the command from Web as it is.",
+    ids: 'SEC-03',
+  },
+  {
+    mistake: 'no token on standard input for a first install',
+    args: install(),
+    status: 1,
+    line: 'oac-node: No enrollment token arrived on standard input',
+    hint: 'Run the command from Web as it is: it passes the token on standard input.',
+    ids: 'BOOT-05',
+  },
+  {
+    mistake: 'something else than the token on standard input',
+    args: install(),
+    stdin: 'export TOKEN=abc def\n',
+    status: 64,
+    line: "oac-node: Standard input must hold only the enrollment token: 16 to 512 characters of A-Z, a-z, 0-9, '.', '_', '~' and '-'",
+    hint: null,
+    ids: 'SEC-04',
+  },
+  {
+    mistake: 'a mistyped command (instal)',
+    args: ['instal', '--core-url', 'https://core.example', '--installation-id', ID],
+    status: 64,
+    line: "oac-node: Unknown command: instal; did you mean install? (see 'oac-node --help')",
+    hint: null,
+  },
+  {
+    mistake: 'a word that is no command',
+    args: ['frobnicate'],
+    status: 64,
+    line: "oac-node: Unknown command: frobnicate (see 'oac-node --help')",
+    hint: null,
+  },
+  {
+    mistake: 'help as a command',
+    args: ['help'],
+    status: 64,
+    line: "oac-node: Unknown command: help; did you mean --help? (see 'oac-node --help')",
+    hint: null,
+  },
+  {
+    mistake: 'no command at all',
+    args: [],
+    status: 64,
+    line: "oac-node: Name a command: install, uninstall, status, apply, show-plan, register, run, command or bundle (see 'oac-node --help')",
+    hint: null,
+  },
+  {
+    mistake: 'a mistyped option (--dryrun)',
+    args: install('--dryrun'),
+    status: 64,
+    line: "oac-node: Unknown argument: dryrun (see 'oac-node --help')",
+    hint: null,
+  },
+  {
+    mistake: 'uninstall without --installation-id',
+    args: ['uninstall', '--root', 'R'],
+    status: 64,
+    line: 'oac-node: --installation-id is required',
+    hint: null,
+  },
+  {
+    mistake: 'uninstall of an ID this host has no record of (exit 0: idempotent)',
+    args: ['uninstall', '--installation-id', ID, '--root', 'R', '--force'],
+    status: 0,
+    on: 'stdout',
+    line: `This host has no record of installation ${ID}, and nothing was removed.`,
+    hint: null,
+    ids: 'UNI-02',
+  },
+  {
+    mistake: 'status without --installation-id',
+    args: ['status', '--root', 'R'],
+    status: 64,
+    line: 'oac-node: --installation-id is required',
+    hint: null,
+  },
+  {
+    mistake: 'status of an ID this host has no record of',
+    args: ['status', '--installation-id', ID, '--root', 'R'],
+    status: 1,
+    line: `oac-node: No node of installation ${ID} is recorded on this host`,
+    hint: 'Check the installation ID (ls /etc/oac-node), or add the node with the install command.',
+  },
+  {
+    mistake: 'show-plan of a file that is not there',
+    args: ['show-plan', '/nonexistent/node.plan'],
+    status: 1,
+    line: 'oac-node: The plan file /nonexistent/node.plan does not exist',
+    hint: PLAN_HINT,
+    ids: 'DECL-05',
+  },
+  {
+    mistake: 'apply of a plan others can write',
+    args: ['apply', 'PLANS/open.plan'],
+    status: 1,
+    line: "oac-node: The plan file PLANS/open.plan is not root's alone (owned by root, writable by no one else)",
+    hint: PLAN_HINT,
+    ids: 'DECL-05',
+  },
+  {
+    mistake: 'show-plan of a file that is no plan',
+    args: ['show-plan', 'PLANS/text.plan'],
+    status: 1,
+    line: 'oac-node: The plan file PLANS/text.plan is not a plan of this installer: not JSON',
+    hint: PLAN_HINT,
+    ids: 'DECL-05',
+  },
+  {
+    mistake: 'install without root',
+    args: install(),
+    asNobody: true,
+    status: 1,
+    line: 'oac-node: Node installation and removal require root',
+    hint: 'Run the command from Web as it is: it uses sudo, or run it in a root shell.',
+    ids: 'PRE-01',
+  },
+];
+
+const fill = (text: string) => text.replaceAll('PLANS', plans);
+
+test(`issue #25 ${MISTAKES.length} operator mistakes: each gets its exact line, hint and exit status, and the host is unchanged`, async (t) => {
+  assert.ok(MISTAKES.length >= 30, 'at least 30 mistakes');
+  for (const m of MISTAKES)
+    await t.test(`${m.ids ?? ''} ${m.mistake}`.trim(), () => {
+      const before = treeOf(root, LOCK);
+      const args = m.args.map((a) => (a === 'R' ? root : fill(a)));
+      const [command, argv] = m.asNobody
+        ? ['setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups', exe, ...args]]
+        : [exe, args];
+      const run = spawnSync(command, argv, {
+        input: m.stdin ?? '',
+        encoding: 'utf8',
+        env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...m.env },
+        timeout: 60_000,
+      });
+      const said = `${run.stdout}${run.stderr}`;
+      assert.equal(run.status, m.status, said);
+      const lines = (m.on === 'stdout' ? run.stdout : run.stderr).trimEnd().split('\n');
+      if (m.on === 'stdout') assert.ok(lines.includes(fill(m.line)), said);
+      else {
+        assert.equal(lines[0], fill(m.line), said);
+        assert.deepEqual(lines.slice(1), m.hint === null ? [] : [`  hint: ${m.hint}`], said);
+        assert.equal(run.stdout, '', 'nothing on stdout');
+      }
+      assert.doesNotMatch(said, /s3cret|oac_enr_/, 'no password or token is echoed');
+      assert.deepEqual(treeOf(root, LOCK), before, 'the host is unchanged');
+    });
+});
