@@ -56,6 +56,28 @@ export interface NodeStatus {
 
 const RERUN = 'rerun the install command to restore it';
 
+/** `status`'s exit statuses (issue #25; docs/automation.md), so a script tells apart what it
+ *  must do: nothing (0), rerun the install (2, as `--dry-run`'s "something would change"),
+ *  install at all (4), look at the network or Docker (5), or look at Core's side (6). 1 stays
+ *  "status itself failed" (a damaged record). */
+export const STATUS_EXIT = {
+  converged: 0,
+  drift: 2,
+  notInstalled: 4,
+  notChecked: 5,
+  notReady: 6,
+} as const;
+
+/** The first that holds: drift on the host (a rerun repairs it) before what could not be
+ *  checked (Core unreachable, the node half's plan not made), before Core's view of the node. */
+export function statusExit(s: Pick<NodeStatus, 'resources' | 'core' | 'node_half'>): number {
+  if (s.resources.some((r) => r.state !== 'present')) return STATUS_EXIT.drift;
+  const unchecked = s.core.state === 'unreachable' || s.core.state === 'unknown';
+  if (unchecked || s.node_half.state === 'unknown') return STATUS_EXIT.notChecked;
+  if (s.core.state !== 'ready') return STATUS_EXIT.notReady;
+  return STATUS_EXIT.converged;
+}
+
 export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeStatus | undefined> {
   const recorded = await readJournal(host, id);
   if (recorded === undefined) return undefined;

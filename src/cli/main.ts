@@ -141,7 +141,11 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
 /** A first word that names no command (`oac-node instal …`) is said as such, with the command
  *  it is closest to, instead of yargs' list of every option as an unknown argument (issue #25). */
 function refuseUnknownCommand(args: string[]): void {
-  const word = args.find((a) => !a.startsWith('-'));
+  // Not the value of an option before it (`--installation-id abc`): the first word that
+  // follows no `--name` without `=`.
+  const word = args.find(
+    (a, i) => !a.startsWith('-') && !(args[i - 1]?.startsWith('--') && !args[i - 1]?.includes('=')),
+  );
   if (word === undefined || !/^[a-z][a-z-]{0,30}$/.test(word)) return;
   const public_ = COMMAND_TABLE.map((c) => c.name).filter((n) => !n.startsWith('_'));
   const closest = public_

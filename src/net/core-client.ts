@@ -16,7 +16,7 @@ import {
   type NodeIdentity,
   type NodeIdentityView,
 } from './core-schemas.ts';
-import { NetworkError, sendJson, type JsonRequest } from './http-json.ts';
+import { NetworkError, isCertificateReason, sendJson, type JsonRequest } from './http-json.ts';
 import { DEFAULT_RETRY, withRetry, type RetryPolicy } from './retry.ts';
 import { parseServiceUrl } from './url-policy.ts';
 
@@ -110,7 +110,7 @@ export class CoreClient {
     } catch (error) {
       if (!(error instanceof NetworkError)) throw error;
       // A certificate the host does not trust is no network problem: its hint names the pin.
-      const code = error.reason.startsWith('TLS: ')
+      const code = isCertificateReason(error.reason)
         ? 'core_certificate_untrusted'
         : 'core_unreachable';
       const text = message(code, { origin: this.origin, reason: error.reason });

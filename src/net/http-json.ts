@@ -123,7 +123,18 @@ export function describeTransportError(error: unknown): string {
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection closed unexpectedly';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host name not found';
-  if (code === 'CERT_HAS_EXPIRED' || String(code ?? '').includes('CERT'))
-    return `TLS: ${String(code)}`;
+  if (isCertificateCode(code)) return `TLS: ${String(code)}`;
   return typeof code === 'string' ? code : (error.message.split('\n')[0] ?? 'request failed');
+}
+
+/** Node's and OpenSSL's codes of a certificate the client would not accept. */
+function isCertificateCode(code: unknown): boolean {
+  const text = String(code ?? '');
+  return text.includes('CERT') || text === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE';
+}
+
+/** A reason describeTransportError gave for a certificate this host does not trust: not a
+ *  network problem (its message names the pin, src/messages.ts core_certificate_untrusted). */
+export function isCertificateReason(reason: string): boolean {
+  return reason.startsWith('TLS: ');
 }

@@ -4,7 +4,7 @@
 import { request, type Dispatcher } from 'undici';
 import { isOacError } from '../errors.ts';
 import { oacError } from '../messages.ts';
-import { describeTransportError } from './http-json.ts';
+import { describeTransportError, isCertificateReason } from './http-json.ts';
 import { untilAborted } from './linked-abort.ts';
 import { releaseManifestSchema, type ReleaseManifest } from './release-manifest.ts';
 
@@ -45,11 +45,9 @@ async function readManifest(
   });
   const unreachable = (error: unknown): never => {
     if (isOacError(error)) throw error; // a pinned key not presented (TRUST-01), ours
-    throw oacError(
-      'core_unreachable',
-      { origin: url.origin, reason: describeTransportError(error) },
-      { cause: error },
-    );
+    const reason = describeTransportError(error);
+    const code = isCertificateReason(reason) ? 'core_certificate_untrusted' : 'core_unreachable';
+    throw oacError(code, { origin: url.origin, reason }, { cause: error });
   };
   const response = await untilAborted(pending, signal, (late) => late.body.destroy()).catch(
     unreachable,

@@ -21,7 +21,8 @@ export function isLoopbackHost(hostname: string): boolean {
  *  lack its scheme, quoted as given (a user and password in it masked), not as its origin. */
 export function parseServiceUrl(raw: string, what: string, exitCode?: number): URL {
   const options = exitCode === undefined ? {} : { exitCode };
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw))
+  // As URL itself does, leading and trailing blanks are not the address.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw.trim()))
     throw oacError(
       'invalid_url',
       { what, url: masked(raw), problem: 'no https:// in front' },
@@ -50,22 +51,23 @@ export function parseServiceUrl(raw: string, what: string, exitCode?: number): U
  *  hang off the origin). */
 export function parseCoreUrl(raw: string, exitCode?: number): URL {
   const url = parseServiceUrl(raw, 'The Core URL', exitCode);
+  const extra = url.search !== '' ? 'a query' : url.hash !== '' ? 'a fragment' : 'a path';
   if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
-    const problem = `a path; Core's URL is its origin only, such as ${url.origin}`;
-    const values = { what: 'The Core URL', url: url.href, problem };
+    const problem = `${extra}; Core's URL is its origin only, such as ${url.origin}`;
+    // Origin and path only: a query may hold what was never meant to be printed.
+    const values = {
+      what: 'The Core URL',
+      url: `${url.origin}${url.pathname}`.slice(0, 200),
+      problem,
+    };
     throw oacError('invalid_url', values, exitCode === undefined ? {} : { exitCode });
   }
   return url;
 }
 
-/** The text of a URL for a message: a user and password before `@` masked (SEC-03), bounded. */
+/** The text of a URL for a message, bounded: whatever comes before its last `@` (a user and a
+ *  password, which may hold `/` or `@` themselves) masked (SEC-03). */
 function masked(raw: string): string {
-  return raw
-    .replace(/^([^/@]*\/\/)?[^/@]*@/, (_all, scheme: string | undefined) => `${scheme ?? ''}…@`)
-    .slice(0, 200);
-}
-
-/** Core's origin, as the machine API compares it: scheme, host and port, no path. */
-export function coreOrigin(raw: string): string {
-  return parseServiceUrl(raw, 'The Core URL').origin;
+  const at = raw.lastIndexOf('@');
+  return (at < 0 ? raw : `…@${raw.slice(at + 1)}`).trim().slice(0, 200);
 }

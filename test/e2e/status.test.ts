@@ -1,6 +1,6 @@
 // Issue #5 item 3, `status` end to end: the record against the host against Core. A fresh node
 // shows no drift (exit 0); a unit edited by hand, a group membership removed and a replaced
-// program are each reported (exit 1) until a rerun of the install command restores them; a node
+// program are each reported (exit 2, drift) until a rerun of the install command restores them; a node
 // removed in Core is reported as removed. The node half's steps are status's too (issue #23): a
 // Runtime image removed from Docker is reported missing until a rerun loads it again.
 import assert from 'node:assert/strict';
@@ -42,7 +42,7 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
       `docker image rm $(docker image ls --format '{{.Repository}}:{{.Tag}}' oac-runtime) >/dev/null`,
     );
     const noImage = await json();
-    assert.equal(noImage.status, 1);
+    assert.equal(noImage.status, 2, 'drift: a rerun repairs it');
     assert.deepEqual(
       noImage.body.resources.filter((r) => r.state !== 'present').map((r) => [r.key, r.state]),
       [['node:runtime', 'missing']],
@@ -59,7 +59,7 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
       `echo 'Environment=EDITED=1' >> ${unit} && gpasswd -d oac-node docker && cp ${program} ${program}.new && echo >> ${program}.new && mv ${program}.new ${program}`,
     );
     const drift = await host.exec(status);
-    assert.equal(drift.status, 1, drift.stdout);
+    assert.equal(drift.status, 2, drift.stdout);
     assert.match(drift.stdout, /unit .*: edited by hand/);
     assert.match(
       drift.stdout,
@@ -84,7 +84,7 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
     const nodeId = (await json()).body.core.node_id ?? '';
     await removeNodeInCore(core, nodeId);
     const removed = await json();
-    assert.equal(removed.status, 1);
+    assert.equal(removed.status, 6, 'the host matches; Core no longer has the node');
     assert.equal(removed.body.core.state, 'removed');
   });
 });

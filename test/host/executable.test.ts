@@ -77,16 +77,16 @@ test('issue #12 OPS help: no internal requirement IDs; install and uninstall sho
   for (const page of pages) assert.ok(existsSync(join(repoRoot, page)), page);
 });
 
-test('issue #5 status for an installation with no record says so in one line and exits 1', () => {
+test('issue #5 issue #25 status for an installation with no record says so in one line and exits 4', () => {
   const r = runBare(['status', '--installation-id', 'x', '--root', scratch]);
-  assert.equal(r.status, 1, r.stderr);
+  assert.equal(r.status, 4, r.stderr);
   assert.match(r.stderr, /^oac-node: No node of installation x is recorded on this host$/m);
   assert.equal(r.stdout, '');
 });
 
 test('issue #13 a global option before the command still runs that command (its code loads on demand)', () => {
   const r = runBare(['--no-color', 'status', '--installation-id', 'x', '--root', scratch]);
-  assert.equal(r.status, 1, r.stderr);
+  assert.equal(r.status, 4, r.stderr);
   assert.match(r.stderr, /^oac-node: No node of installation x is recorded on this host$/m);
 });
 

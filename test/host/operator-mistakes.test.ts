@@ -113,9 +113,9 @@ const MISTAKES: Mistake[] = [
   },
   {
     mistake: 'a Core URL with a query',
-    args: withCore('https://core.example/?x=1'),
+    args: withCore('https://core.example/?token=s3cret'),
     status: 64,
-    line: "oac-node: The Core URL is not a usable URL: https://core.example/?x=1 (a path; Core's URL is its origin only, such as https://core.example)",
+    line: "oac-node: The Core URL is not a usable URL: https://core.example/ (a query; Core's URL is its origin only, such as https://core.example)",
     hint: URL_HINT,
   },
   {
@@ -149,6 +149,21 @@ const MISTAKES: Mistake[] = [
     line: 'oac-node: The Core URL is not a usable URL: …@core.example (no https:// in front)',
     hint: URL_HINT,
     ids: 'SEC-03',
+  },
+  {
+    mistake: 'a password with / and @ in a Core URL without its scheme (never echoed)',
+    args: withCore('admin:s3/cr@t@core.example'),
+    status: 64,
+    line: 'oac-node: The Core URL is not a usable URL: …@core.example (no https:// in front)',
+    hint: URL_HINT,
+    ids: 'SEC-03',
+  },
+  {
+    mistake: 'a blank before the Core URL (taken, as URL takes it)',
+    args: withCore(' http://core.example'),
+    status: 64,
+    line: 'oac-node: The Core URL must use https (plain http is allowed only for loopback addresses): http://core.example',
+    hint: null,
   },
   {
     mistake: 'a Core that is not there (the hint names the address to check)',
@@ -336,7 +351,7 @@ const MISTAKES: Mistake[] = [
   {
     mistake: 'status of an ID this host has no record of',
     args: ['status', '--installation-id', ID, '--root', 'R'],
-    status: 1,
+    status: 4,
     line: `oac-node: No node of installation ${ID} is recorded on this host`,
     hint: 'Check the installation ID (ls /etc/oac-node), or add the node with the install command.',
   },
@@ -401,7 +416,7 @@ test(`issue #25 ${MISTAKES.length} operator mistakes: each gets its exact line, 
         assert.deepEqual(lines.slice(1), m.hint === null ? [] : [`  hint: ${m.hint}`], said);
         assert.equal(run.stdout, '', 'nothing on stdout');
       }
-      assert.doesNotMatch(said, /s3cret|oac_enr_/, 'no password or token is echoed');
+      assert.doesNotMatch(said, /s3cr|oac_enr_/, 'no password or token is echoed');
       assert.deepEqual(treeOf(root, LOCK), before, 'the host is unchanged');
     });
 });

@@ -39,9 +39,10 @@ export const prepareCommand: CommandModule = {
     // The installer gone (killed outright, or its terminal's write failed it): no one reads the
     // events any more. Stop at the next step boundary as for a signal, so a download keeps its
     // part (DL-02), rather than die of the broken pipe with the part's last bytes unwritten.
-    process.stdout.on('error', () => {
-      if (!stop.signal.aborted) stop.abort('SIGPIPE');
-    });
+    for (const stream of [process.stdout, process.stderr])
+      stream.on('error', () => {
+        if (!stop.signal.aborted) stop.abort('SIGPIPE');
+      });
     try {
       await prepare(request, print, { dryRun: request.dry_run, signal: stop.signal });
     } catch (error) {

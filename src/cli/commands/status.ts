@@ -1,9 +1,11 @@
 // `oac-node status --installation-id ID [--json]`: the record against the host against Core
 // (installer/status.ts). Exit 0 when everything matches and Core reports the node connected and
-// ready; 1 with one line per problem otherwise. Root only: the record is root's (0600).
+// ready; otherwise one line per problem and the status that says which kind (STATUS_EXIT: 2
+// drift, 4 nothing recorded, 5 not checked, 6 not ready at Core). Root only: the record is
+// root's (0600).
 import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
-import { nodeStatus, type NodeStatus } from '../../../installer/status.ts';
+import { STATUS_EXIT, nodeStatus, statusExit, type NodeStatus } from '../../../installer/status.ts';
 import { EXIT, ExitStatus } from '../../errors.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { Host } from '../../host/host.ts';
@@ -31,9 +33,11 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
     const id = parseInstallationId(argv['installation-id']);
     if (process.getuid?.() !== 0) throw oacError('not_root');
     const status = await nodeStatus(new Host(argv.root ?? '/'), id);
-    if (status === undefined) throw oacError('not_installed', { id });
+    if (status === undefined)
+      throw oacError('not_installed', { id }, { exitCode: STATUS_EXIT.notInstalled });
     process.stdout.write(argv.json ? `${printableJson(status)}\n` : renderStatus(status));
-    if (status.problems.length > 0) throw new ExitStatus(EXIT.failure);
+    const exit = statusExit(status);
+    if (exit !== EXIT.ok) throw new ExitStatus(exit);
   },
 };
 
