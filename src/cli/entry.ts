@@ -18,11 +18,11 @@ async function main(): Promise<void> {
   }
   const args = process.argv.slice(2);
   // What yargs prints for it, without loading yargs (tested against it in executable.test.ts).
-  if (args.length === 1 && args[0] === '--version') {
+  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     process.stdout.write(`${VERSION}\n`);
     return;
   }
-  if (args.length === 1 && args[0] === '--help' && builtHelp !== undefined) {
+  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h') && builtHelp !== undefined) {
     process.stdout.write(builtHelp);
     return;
   }

@@ -134,6 +134,9 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       // Where each task is explained (the repository's docs/, shipped beside every release).
       .epilog(GUIDES)
       .help()
+      // -h and -V, as most command lines take them (issue #25).
+      .alias('h', 'help')
+      .alias('V', 'version')
       .wrap(100)
   );
 }

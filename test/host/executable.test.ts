@@ -48,6 +48,21 @@ test('issue #13 --help, printed without the parser, is word for word what the pa
   assert.equal(runBare(['--color', '--help']).stdout, parsed.stdout);
 });
 
+test('issue #25 -h and -V are --help and --version, alone and after a command', () => {
+  for (const [short, long] of [
+    ['-h', '--help'],
+    ['-V', '--version'],
+  ] as const) {
+    const [a, b] = [runBare([short]), runBare([long])];
+    assert.equal(a.status, 0, `${short}: ${a.stderr}`);
+    assert.equal(a.stdout, b.stdout, short);
+  }
+  const [a, b] = [runBare(['install', '-h']), runBare(['install', '--help'])];
+  assert.equal(a.status, 0, a.stderr);
+  assert.equal(a.stdout, b.stdout);
+  assert.match(a.stdout, /--core-url/);
+});
+
 test('issue #2 --help lists every command of DESIGN.md', () => {
   const r = runBare(['--help']);
   assert.equal(r.status, 0, r.stderr);
