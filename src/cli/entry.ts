@@ -27,7 +27,10 @@ async function main(): Promise<void> {
     return;
   }
   const { runCli } = await import('./main.ts');
-  process.exitCode = await runCli(args, { stderr: (text) => process.stderr.write(text) });
+  process.exitCode = await runCli(args, {
+    stderr: (text) => process.stderr.write(text),
+    stdout: (text) => process.stdout.write(text),
+  });
 }
 
 void main();

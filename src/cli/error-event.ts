@@ -2,7 +2,15 @@
 // the code (stable, for scripts), the message and the hint. An internal error is `internal`.
 import { isOacError } from '../errors.ts';
 
+/** Errors a command already gave as its --json error event (src/cli/main.ts gives the rest). */
+const reported = new WeakSet<object>();
+
+export function wasReported(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && reported.has(error);
+}
+
 export function errorEvent(error: unknown): Record<string, unknown> {
+  if (typeof error === 'object' && error !== null) reported.add(error);
   if (isOacError(error))
     return {
       type: 'error',

@@ -3,12 +3,20 @@
 import { EXIT, ExitStatus, UsageError, isOacError } from '../errors.ts';
 import { decideOperatorShell } from '../ui/operator-shell.ts';
 import { renderError } from '../ui/render-error.ts';
+import { printableJson } from '../ui/printable.ts';
+import { errorEvent, wasReported } from './error-event.ts';
 import { PROGRAM, VERSION } from '../version.ts';
 import type { CommandModule } from 'yargs';
 import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export interface CliIo {
   stderr: (text: string) => void;
+  stdout: (text: string) => void;
+}
+
+/** --json anywhere among the arguments (yargs takes it before or after the command). */
+function wantsJson(args: string[]): boolean {
+  return args.includes('--json') || args.includes('--json=true');
 }
 
 // Each command's code is loaded only when it is the one to run (issue #13: `--help` and
@@ -67,6 +75,9 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   } catch (error) {
     if (error instanceof ExitStatus) return error.status;
+    // --json: a failure before the command's own events (not root, a bad option) is an error
+    // event too, so a script reads JSON from the first line whatever went wrong (issue #25).
+    if (wantsJson(args) && !wasReported(error)) io.stdout(`${printableJson(errorEvent(error))}\n`);
     io.stderr(`${renderError(error)}\n`);
     return isOacError(error) ? error.exitCode : EXIT.failure;
   }

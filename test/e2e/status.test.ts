@@ -13,6 +13,7 @@ import { testRelease } from './helpers/release.ts';
 const release = testRelease();
 
 interface Status {
+  format: number;
   problems: string[];
   core: { state: string; node_id?: string };
   resources: Array<{ key: string; state: string }>;
@@ -32,7 +33,9 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
     assert.equal(clean.status, 0, `${clean.stdout}\n${clean.stderr}`);
     assert.match(clean.stdout, /^Core: node \S+ connected and ready$/m);
     assert.match(clean.stdout, /^No drift/m);
-    assert.deepEqual((await json()).body.problems, []);
+    const first = (await json()).body;
+    assert.deepEqual(first.problems, []);
+    assert.equal(first.format, 1, 'the document has a format (issue #25)');
 
     // Issue #23 DECL-01: the node half's part of the plan is in status too. The Runtime image
     // removed from Docker is drift, and a rerun loads it again.

@@ -63,6 +63,64 @@ test('issue #25 -h and -V are --help and --version, alone and after a command', 
   assert.match(a.stdout, /--core-url/);
 });
 
+test("issue #25 FLEET-02 --json: a failure before the command's own events is an error event too, and only once", () => {
+  const events = (stdout: string) =>
+    stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; code?: string; exit?: number });
+  const none = runBare(['status', '--json', '--installation-id', 'x', '--root', scratch]);
+  assert.equal(none.status, 4, none.stderr);
+  assert.deepEqual(
+    events(none.stdout).map((e) => [e.type, e.code, e.exit]),
+    [['error', 'not_installed', 4]],
+  );
+  const url = runBare([
+    'install',
+    '--json',
+    '--core-url',
+    'core.example:8443',
+    '--installation-id',
+    'x',
+  ]);
+  assert.equal(url.status, 64, url.stderr);
+  assert.deepEqual(
+    events(url.stdout).map((e) => [e.type, e.code, e.exit]),
+    [['error', 'invalid_url', 64]],
+  );
+  const nobody = spawnSync(
+    'setpriv',
+    ['--reuid', '65534', '--regid', '65534', '--clear-groups', exe, 'install', '--json'],
+    { encoding: 'utf8', input: '', cwd: scratch },
+  );
+  assert.deepEqual(
+    events(nobody.stdout).map((e) => [e.type, e.code]),
+    [['error', 'not_root']],
+  );
+  // Failing inside the run: its own error event, after its start, and no second one.
+  const unreachable = spawnSync(
+    exe,
+    [
+      'install',
+      '--json',
+      '--core-url',
+      'http://127.0.0.1:9',
+      '--installation-id',
+      'x',
+      '--root',
+      scratch,
+    ],
+    { encoding: 'utf8', input: 'oac_enr_0123456789abcdef0123456789abcdef\n', cwd: scratch },
+  );
+  assert.deepEqual(
+    events(unreachable.stdout).map((e) => [e.type, e.code]),
+    [
+      ['start', undefined],
+      ['error', 'core_unreachable'],
+    ],
+  );
+});
+
 test('issue #2 --help lists every command of DESIGN.md', () => {
   const r = runBare(['--help']);
   assert.equal(r.status, 0, r.stderr);

@@ -12,6 +12,8 @@ import { Host } from '../../host/host.ts';
 import { oacError } from '../../messages.ts';
 import { printable, printableJson } from '../../ui/printable.ts';
 
+const STATUS_FORMAT = 1;
+
 interface StatusArgs {
   'installation-id'?: string;
   json: boolean;
@@ -35,7 +37,10 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
     const status = await nodeStatus(new Host(argv.root ?? '/'), id);
     if (status === undefined)
       throw oacError('not_installed', { id }, { exitCode: STATUS_EXIT.notInstalled });
-    process.stdout.write(argv.json ? `${printableJson(status)}\n` : renderStatus(status));
+    // A format, as every document of the contract has (docs/automation.md): 1 until a field is
+    // renamed, removed or given another meaning.
+    const json = () => `${printableJson({ format: STATUS_FORMAT, ...status })}\n`;
+    process.stdout.write(argv.json ? json() : renderStatus(status));
     const exit = statusExit(status);
     if (exit !== EXIT.ok) throw new ExitStatus(exit);
   },
