@@ -68,9 +68,12 @@ export const STATUS_EXIT = {
   notReady: 6,
 } as const;
 
-/** The first that holds: drift on the host (a rerun repairs it) before what could not be
- *  checked (Core unreachable, the node half's plan not made), before Core's view of the node. */
+/** The first that holds: Core removed the node (its service then stops with 78, which is no
+ *  drift a rerun repairs: uninstall, or add the host anew); drift on the host (a rerun repairs
+ *  it); what could not be checked (Core unreachable, the node half's plan not made); Core's
+ *  view of the node. */
 export function statusExit(s: Pick<NodeStatus, 'resources' | 'core' | 'node_half'>): number {
+  if (s.core.state === 'removed') return STATUS_EXIT.notReady;
   if (s.resources.some((r) => r.state !== 'present')) return STATUS_EXIT.drift;
   const unchecked = s.core.state === 'unreachable' || s.core.state === 'unknown';
   if (unchecked || s.node_half.state === 'unknown') return STATUS_EXIT.notChecked;

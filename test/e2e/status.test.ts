@@ -87,7 +87,11 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
     const nodeId = (await json()).body.core.node_id ?? '';
     await removeNodeInCore(core, nodeId);
     const removed = await json();
-    assert.equal(removed.status, 6, 'the host matches; Core no longer has the node');
+    assert.equal(
+      removed.status,
+      6,
+      'Core no longer has the node (its service stops: no drift to rerun)',
+    );
     assert.equal(removed.body.core.state, 'removed');
   });
 });

@@ -54,6 +54,11 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
 
     const again = await host.exec(uninstall);
     assert.equal(again.status, 0, `UNI-06 rerunnable: ${again.stdout}\n${again.stderr}`);
+    // Its record gone, the rerun says so rather than claim a removal (issue #25).
+    assert.match(
+      again.stdout,
+      /^This host has no record of installation \S+, and nothing was removed\.$/m,
+    );
     const nothing = await host.exec([...uninstall, '--dry-run']);
     assert.equal(nothing.status, 0, nothing.stdout);
     assert.match(nothing.stdout, /^Nothing would change\.$/m);

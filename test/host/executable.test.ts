@@ -139,6 +139,8 @@ test('issue #12 OPS help: no internal requirement IDs; install and uninstall sho
   const install = runBare(['install', '--help']).stdout;
   assert.match(install, /Examples:\n {2}printf '%s\\n' "\$TOKEN" \| sudo oac-node install/);
   assert.match(install, /--dry-run/);
+  // Issue #25: the older lines' --uninstall and --force still work, but are not install's options.
+  assert.doesNotMatch(install, /--uninstall|--force/);
   const uninstall = runBare(['uninstall', '--help']).stdout;
   assert.match(uninstall, /Examples:\n {2}sudo oac-node uninstall --installation-id ID/);
   assert.match(uninstall, /Core is gone for good/);

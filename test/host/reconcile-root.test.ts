@@ -218,6 +218,7 @@ test('UNI-02 an ID this host has no record of (mistyped): nothing changes, and t
     assert.equal(result.recorded, false);
     assert.equal(result.report.changed, false);
     assert.deepEqual(outcomeLines(typo, result, dryRun), [
+      ...(dryRun ? ['Nothing would change.'] : []),
       `This host has no record of installation inst-9, and nothing ${dryRun ? 'would be' : 'was'} removed.`,
       `This host records installation ${ID}: check the ID (sudo ls /etc/oac-node).`,
     ]);

@@ -1,6 +1,7 @@
 // Issue #25 item 3: status's exit status says which kind of problem there is, so a script can
 // act on it: 2 drift (a rerun repairs it), 5 something could not be checked, 6 Core does not
-// have the node ready, 0 all is well; drift first, then what was not checked, then Core's view.
+// have the node ready, 0 all is well; Core's removal first, then drift, then what was not
+// checked, then Core's other views.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { STATUS_EXIT, statusExit, type NodeStatus } from '../../installer/status.ts';
@@ -27,10 +28,13 @@ test('issue #25 status exit statuses: drift 2, not checked 5, not ready at Core 
   assert.equal(statusExit(status({ node_half: { state: 'unknown', detail: 'Docker' } })), 5);
   for (const state of ['not ready', 'disconnected', 'removed', 'not registered'] as const)
     assert.equal(statusExit(status({ core: { state } })), 6, state);
-  // Drift wins: the rerun is what to do first, whatever Core says.
+  // Drift wins: the rerun is what to do first, whatever Core says ...
   assert.equal(statusExit(status({ resources: drifted, core: { state: 'unreachable' } })), 2);
+  assert.equal(statusExit(status({ resources: drifted, core: { state: 'disconnected' } })), 2);
+  // ... unless Core removed the node: its service stops (78), and no rerun brings it back.
+  assert.equal(statusExit(status({ resources: drifted, core: { state: 'removed' } })), 6);
   assert.equal(
-    statusExit(status({ core: { state: 'removed' }, node_half: { state: 'unknown' } })),
+    statusExit(status({ core: { state: 'not ready' }, node_half: { state: 'unknown' } })),
     5,
   );
   assert.deepEqual(

@@ -95,14 +95,17 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       })
       .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' })
       .option('timeout', timeoutOption)
+      // The guide's older lines (BOOT-07) only: not listed in install's help (issue #25).
       .option('uninstall', {
         type: 'boolean',
         default: false,
+        hidden: true,
         describe: 'Same as the uninstall command',
       })
       .option('force', {
         type: 'boolean',
         default: false,
+        hidden: true,
         describe: 'With --uninstall: do not ask Core first',
       })
       // The pasted line's shape (docs/one-line-command.md): the token comes on stdin, never

@@ -108,7 +108,9 @@ export function outcomeLines(
         ? 'This host records no installation of oac-node.'
         : `This host records installation ${result.others.join(', ')}: check the ID (sudo ls /etc/oac-node).`;
     const removed = dryRun ? 'nothing would be removed' : 'nothing was removed';
-    return [`This host has no record of installation ${id}, and ${removed}.`, records];
+    const said = [`This host has no record of installation ${id}, and ${removed}.`, records];
+    // A dry run still ends its plan with its usual line, which scripts look for.
+    return dryRun ? ['Nothing would change.', ...said] : said;
   }
   if (dryRun) return [result.report.changed ? 'Changes would be made.' : 'Nothing would change.'];
   return [`The node of installation ${id} is removed from this host.`];
