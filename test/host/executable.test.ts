@@ -91,7 +91,10 @@ test("issue #25 FLEET-02 --json: a failure before the command's own events is an
   const nobody = spawnSync(
     'setpriv',
     ['--reuid', '65534', '--regid', '65534', '--clear-groups', exe, 'install', '--json'],
-    { encoding: 'utf8', input: '', cwd: scratch },
+    // An environment of its own: one holding NODE_EXTRA_CA_CERTS (CI's has it) makes the
+    // executable start itself again (SEC-07), and nobody may not reach a checkout under a
+    // private directory to do so.
+    { encoding: 'utf8', input: '', cwd: scratch, env: { PATH: '/usr/bin:/bin' } },
   );
   assert.deepEqual(
     events(nobody.stdout).map((e) => [e.type, e.code]),
@@ -110,7 +113,12 @@ test("issue #25 FLEET-02 --json: a failure before the command's own events is an
       '--root',
       scratch,
     ],
-    { encoding: 'utf8', input: 'oac_enr_0123456789abcdef0123456789abcdef\n', cwd: scratch },
+    {
+      encoding: 'utf8',
+      input: 'oac_enr_0123456789abcdef0123456789abcdef\n',
+      cwd: scratch,
+      env: { PATH: '/usr/bin:/bin' },
+    },
   );
   assert.deepEqual(
     events(unreachable.stdout).map((e) => [e.type, e.code]),
