@@ -1,7 +1,7 @@
 // Which requirement IDs the suite cites (issue #28 item 6, "Nothing lost"): every test title in
 // test/**/*.test.ts (a test inside a describe cites its describe's IDs too) and every row of the
 // row tables (test/host/hostile-rows.ts: one test per row, its ID in `req:`). An ID counts only
-// when its prefix is one of ../shared/spec/requirements.md's (`TLS-1`, `CRLF-2` are not IDs).
+// when its prefix is one of docs/requirements.md's (`TLS-1`, `CRLF-2` are not IDs).
 //
 //   npx tsx scripts/requirement-ids.ts                 per ID: the tests citing it and their tiers
 //   npx tsx scripts/requirement-ids.ts --against REV   exit 1, one line per ID cited at REV
@@ -227,7 +227,7 @@ function filesAt(repo: string, rev: string): Map<string, string> {
 
 function main(argv: string[]): number {
   const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-  const spec = readFileSync(join(repo, '..', 'shared', 'spec', 'requirements.md'), 'utf8');
+  const spec = readFileSync(join(repo, 'docs', 'requirements.md'), 'utf8');
   const prefixes = requirementPrefixes(spec);
   const now = tally(sitesOf(filesNow(repo), prefixes));
   if (argv[0] === '--against' && argv[1] !== undefined && argv.length === 2) {
