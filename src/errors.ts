@@ -14,6 +14,9 @@ export const EXIT = {
   changesPending: 2,
   /** DECL-05: a saved plan no longer matches the host or Core (`apply`): nothing changed. */
   planStale: 3,
+  /** `status` or `uninstall` without an ID on a host that records no installation (as
+   *  status's STATUS_EXIT.notInstalled). */
+  nothingInstalled: 4,
   usage: 64,
   removed: 78,
 } as const;

@@ -49,6 +49,9 @@ export const LOCK_DIR = '/run/oac-node';
 export const INSTALLER_LOCK = `${LOCK_DIR}/installer.lock`;
 /** Root-owned programs, one directory per installation (the node cannot replace its program). */
 export const PROGRAM_ROOT = '/usr/local/lib/oac-node';
+/** `oac-node` on PATH (issue #25 item 2): the command the hints and the guide name, shared by
+ *  the host's installations (it runs the newest of their programs, src/resources/path-command.ts). */
+export const PATH_COMMAND = '/usr/local/sbin/oac-node';
 /** microsandbox keeps images and sandboxes here (HOST-04), shared by the host's installations. */
 export const STORE_DIR = `${NODE_HOME}/.oac/m`;
 

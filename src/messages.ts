@@ -376,6 +376,14 @@ export const MESSAGES = {
   download_url: {
     message: 'Cannot download from {what}',
   },
+  installation_id_choose: {
+    message:
+      'This host records more than one installation ({ids}): name one with --installation-id',
+  },
+  nothing_installed: {
+    message: 'This host records no installation of oac-node',
+    hint: "Install one with the line from Core's console. Files an installation left without a record are named by its ID: sudo oac-node uninstall --installation-id ID",
+  },
   installation_id_invalid: {
     message:
       "--installation-id must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-', starting with a letter or digit",
@@ -424,6 +432,10 @@ export const MESSAGES = {
   prepare_request_invalid: {
     message: 'oac-node _prepare got an invalid request on standard input: {detail}',
     hint: "It is started by oac-node's installer only; run the install command instead.",
+  },
+  path_taken: {
+    message: "{path} is there, and oac-node's installer did not write it",
+    hint: 'It may be another program of that name: move it aside, then run the same command again.',
   },
   not_a_file: {
     message: '{path} exists and is a directory, not a file',

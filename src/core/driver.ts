@@ -23,6 +23,9 @@ export interface Driver<R, A, C> {
   /** Undefined: another step makes it (the node half's resources, HOST-08). */
   apply?(r: R, action: Action, actual: A, ctx: C): Promise<StepResult>;
   remove(r: R, actual: A, ctx: C): Promise<StepResult>;
+  /** Pure: why a resource that is there is not the installer's to remove any more (someone
+   *  replaced it), or undefined. An uninstall's plan keeps it, said so. */
+  replacedBy?(r: R, actual: A): string | undefined;
 }
 
 export const unchanged = (detail: string): Action => ({ kind: 'unchanged', detail });

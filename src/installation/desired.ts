@@ -11,6 +11,7 @@ import {
   NODE_USER,
   NETWORK_LABEL,
   NOLOGIN,
+  PATH_COMMAND,
   PROGRAM_ROOT,
   PROVIDER_GROUPS,
   type Layout,
@@ -19,6 +20,7 @@ import { envFileDigest, renderEnvFile } from '../../records/env-file.ts';
 import type { DirectoryResource, ServiceResource } from '../resources/resources.ts';
 import type { RootResource } from './context.ts';
 import { renderUnit } from '../resources/unit-file.ts';
+import { PATH_COMMAND_MARK, renderPathCommand } from '../resources/path-command.ts';
 import { sha256 } from '../resources/sha256.ts';
 
 export type Provider = 'docker' | 'microsandbox';
@@ -54,6 +56,7 @@ export const KEYS = {
   programRoot: 'directory:program-root',
   programDir: 'directory:program',
   program: 'program',
+  pathCommand: 'path-command',
   nodeDirs: ['directory:.oac', 'directory:.oac/nodes'] as const,
   state: 'state',
   network: 'network',
@@ -107,6 +110,15 @@ export function resourceShape(layout: Layout, shape: Shape): RootResource[] {
       title: 'Node program',
       path: layout.program,
       mode: 0o755,
+    },
+    {
+      kind: 'file',
+      key: KEYS.pathCommand,
+      phase: 'program',
+      title: 'oac-node on PATH',
+      path: PATH_COMMAND,
+      mode: 0o755,
+      mark: PATH_COMMAND_MARK,
     },
     nodeDir(KEYS.nodeDirs[0], 'Node directories', NODE_DIRS[0], 'empty'),
     nodeDir(KEYS.nodeDirs[1], 'Node directories', NODE_DIRS[1], 'empty'),
@@ -175,6 +187,7 @@ export function desired(inputs: DesiredInputs): RootResource[] {
     checkpointRoot: inputs.checkpointRoot,
   });
   const env = renderEnvFile(inputs.proxyEnv, inputs.envKey);
+  const pathCommand = renderPathCommand();
   const digests = {
     unit: sha256(unit),
     // Keyed: the file holds proxy credentials (issue #27 finding 5).
@@ -184,6 +197,8 @@ export function desired(inputs: DesiredInputs): RootResource[] {
   return resourceShape(layout, { provider: inputs.provider, groups: [inputs.group] }).map((r) => {
     if (r.key === KEYS.program && r.kind === 'file')
       return { ...r, sha256: digests.program, copyFrom: inputs.program.source };
+    if (r.key === KEYS.pathCommand && r.kind === 'file')
+      return { ...r, sha256: sha256(pathCommand), content: pathCommand };
     if (r.key === KEYS.envFile && r.kind === 'file')
       return { ...r, sha256: digests.env, ...(env === undefined ? {} : { content: env }) };
     if (r.kind === 'unit') return { ...r, sha256: digests.unit, content: unit };

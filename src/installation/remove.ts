@@ -54,6 +54,7 @@ export function planRemoval(
         decide(res, recordedOf(res), actual !== undefined && own.exists(actual), {
           ...options,
           neededBy: neededBy(res, kept),
+          replaced: actual === undefined ? undefined : own.replacedBy?.(res, actual),
         }),
       remove: (res, actual, c) => own.remove(res, actual, c),
     };
@@ -121,7 +122,7 @@ function decide(
   r: RootResource,
   recorded: string | undefined,
   exists: boolean,
-  options: RemoveOptions & { neededBy: RootResource | undefined },
+  options: RemoveOptions & { neededBy: RootResource | undefined; replaced: string | undefined },
 ): Action {
   const name = r.kind === 'account' ? `user ${r.name}` : nameOf(r);
   if (recorded === undefined) {
@@ -132,6 +133,8 @@ function decide(
   if (recorded === 'adopted')
     return { kind: 'keep', detail: `${name} (adopted: it was there before the installer)` };
   if (!exists) return { kind: 'skip', detail: `${name} absent` };
+  if (options.replaced !== undefined)
+    return { kind: 'keep', detail: `${name} (${options.replaced})` };
   const reason = keepReasonOf(r, options);
   if (reason !== undefined) return { kind: 'keep', detail: `${name} (${reason})` };
   return { kind: 'remove', detail: removalOf(r) };

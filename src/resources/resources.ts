@@ -59,6 +59,9 @@ export interface FileResource extends Base {
   /** Its content holds a secret (the proxy env file): `sha256` is then the file's keyed digest
    *  (records/env-file.ts), never a plain one, and no digest of it is cached or printed. */
   secret?: true;
+  /** A line every version the installer writes holds: a file already there without it (or
+   *  anything but a regular file) is someone else's, refused and never removed. */
+  mark?: string;
 }
 
 export interface UnitResource extends Base {

@@ -29,7 +29,9 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
       return { status: r.status, body: JSON.parse(r.stdout) as Status };
     };
 
-    const clean = await host.exec(status);
+    // Issue #25 item 2: the hints' own words work. `oac-node` is on PATH (sudo's secure_path),
+    // and status takes the host's one installation without its ID.
+    const clean = await host.exec(['sh', '-c', 'sudo oac-node status']);
     assert.equal(clean.status, 0, `${clean.stdout}\n${clean.stderr}`);
     assert.match(clean.stdout, /^Core: node \S+ connected and ready$/m);
     assert.match(clean.stdout, /^No drift/m);

@@ -34,11 +34,15 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
     assert.equal(plan.status, 2, `${plan.stdout}\n${plan.stderr}`);
     assert.match(plan.stdout, /^\s+remove\s+stop and disable oac-node-\S+\.service$/m);
     assert.match(plan.stdout, /^\s+remove\s+delete user oac-node$/m);
+    assert.match(plan.stdout, /^\s+remove\s+.*\/usr\/local\/sbin\/oac-node$/m);
     assert.match(plan.stdout, /^Changes would be made\.$/m);
     assert.deepEqual(diffSnapshots(stopped, await host.snapshot()), [], 'the plan changed nothing');
 
-    const removed = await host.exec(uninstall);
+    // Issue #25 item 2: as the hints say it, `oac-node` on PATH taking the one installation.
+    const removed = await host.exec(['sh', '-c', 'sudo oac-node uninstall']);
     assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
+    const command = await host.exec(['test', '-e', '/usr/local/sbin/oac-node']);
+    assert.equal(command.status, 1, 'uninstall removed oac-node from PATH');
     assert.match(
       removed.stdout,
       /^Kept: the Runtime image (\S+): remove it with docker image rm \1$/m,

@@ -326,11 +326,11 @@ const MISTAKES: Mistake[] = [
     hint: null,
   },
   {
-    mistake: 'uninstall without --installation-id',
+    mistake: 'uninstall without --installation-id on a host that records none (with one: that one)',
     args: ['uninstall', '--root', 'R'],
-    status: 64,
-    line: 'oac-node: --installation-id is required',
-    hint: null,
+    status: 4,
+    line: 'oac-node: This host records no installation of oac-node',
+    hint: "Install one with the line from Core's console. Files an installation left without a record are named by its ID: oac-node uninstall --installation-id ID",
   },
   {
     mistake: 'uninstall of an ID this host has no record of (exit 0: idempotent)',
@@ -342,11 +342,11 @@ const MISTAKES: Mistake[] = [
     ids: 'UNI-02',
   },
   {
-    mistake: 'status without --installation-id',
+    mistake: 'status without --installation-id on a host that records none (with one: that one)',
     args: ['status', '--root', 'R'],
-    status: 64,
-    line: 'oac-node: --installation-id is required',
-    hint: null,
+    status: 4,
+    line: 'oac-node: This host records no installation of oac-node',
+    hint: "Install one with the line from Core's console. Files an installation left without a record are named by its ID: oac-node uninstall --installation-id ID",
   },
   {
     mistake: 'status of an ID this host has no record of',

@@ -83,6 +83,7 @@ test('DECL-01 golden: install makes exactly the expected tree; a rerun is unchan
     'directory:program-root': 'created',
     'directory:program': 'created',
     program: 'created',
+    'path-command': 'created',
     'proxy-settings': 'skipped',
     unit: 'created',
     service: 'created',
@@ -98,6 +99,7 @@ test('DECL-01 golden: install makes exactly the expected tree; a rerun is unchan
       'usr/local/lib/oac-node',
       'usr/local/lib/oac-node/inst-1',
       'usr/local/lib/oac-node/inst-1/oac-node',
+      'usr/local/sbin/oac-node',
       'var/lib/oac-node',
     ],
     removed: [],
@@ -113,6 +115,7 @@ test('DECL-01 golden: install makes exactly the expected tree; a rerun is unchan
   assert.equal(meta('usr/local/lib/oac-node'), 'dir 0755 0:0');
   assert.equal(meta('usr/local/lib/oac-node/inst-1'), 'dir 0755 0:0');
   assert.equal(meta('usr/local/lib/oac-node/inst-1/oac-node'), 'file 0755 0:0');
+  assert.equal(meta('usr/local/sbin/oac-node'), 'file 0755 0:0');
   assert.equal(meta('var/lib/oac-node'), `dir 0750 65532:${nodeGid}`);
   assert.match(
     installed['etc/systemd/system/multi-user.target.wants/oac-node-inst-1.service'] ?? '',

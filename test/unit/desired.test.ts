@@ -30,6 +30,7 @@ test('DECL-01 golden: a Docker node wants these resources, in this order', () =>
     'directory directory:program-root /usr/local/lib/oac-node',
     'directory directory:program /usr/local/lib/oac-node/inst-1',
     'file program /usr/local/lib/oac-node/inst-1/oac-node',
+    'file path-command /usr/local/sbin/oac-node',
     'directory directory:.oac /var/lib/oac-node/.oac',
     'directory directory:.oac/nodes /var/lib/oac-node/.oac/nodes',
     'directory state /var/lib/oac-node/.oac/nodes/inst-1',

@@ -1,4 +1,4 @@
-// `oac-node status --installation-id ID [--json]`: the record against the host against Core
+// `oac-node status [--installation-id ID] [--json]`: the record against the host against Core
 // (installer/status.ts). Exit 0 when everything matches and Core reports the node connected and
 // ready; otherwise one line per problem and the status that says which kind (STATUS_EXIT: 2
 // drift, 4 nothing recorded, 5 not checked, 6 not ready at Core). Root only: the record is
@@ -10,6 +10,7 @@ import { EXIT, ExitStatus } from '../../errors.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { Host } from '../../host/host.ts';
 import { oacError } from '../../messages.ts';
+import { namedOrRecordedId } from '../recorded-installation.ts';
 import { printable, printableJson } from '../../ui/printable.ts';
 
 const STATUS_FORMAT = 1;
@@ -25,16 +26,22 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
   describe: COMMAND_SUMMARIES.status,
   builder: (yargs: Argv) =>
     yargs
-      .option('installation-id', { type: 'string', describe: "The Core installation's ID" })
+      .option('installation-id', {
+        type: 'string',
+        describe: "The Core installation's ID (default: the one this host records)",
+      })
       .option('json', {
         type: 'boolean',
         default: false,
         describe: 'Print JSON',
       }) as unknown as Argv<StatusArgs>,
   handler: async (argv) => {
-    const id = parseInstallationId(argv['installation-id']);
+    const named = argv['installation-id'];
+    if (named !== undefined) parseInstallationId(named); // a usage error first, as root or not
     if (process.getuid?.() !== 0) throw oacError('not_root');
-    const status = await nodeStatus(new Host(argv.root ?? '/'), id);
+    const host = new Host(argv.root ?? '/');
+    const id = await namedOrRecordedId(named, host, STATUS_EXIT.notInstalled);
+    const status = await nodeStatus(host, id);
     if (status === undefined)
       throw oacError('not_installed', { id }, { exitCode: STATUS_EXIT.notInstalled });
     // A format, as every document of the contract has (docs/automation.md): 1 until a field is

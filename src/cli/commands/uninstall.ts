@@ -11,6 +11,8 @@ import type { EngineEvent } from '../../core/events.ts';
 import { ExitStatus, EXIT } from '../../errors.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { oacError } from '../../messages.ts';
+import { Host } from '../../host/host.ts';
+import { namedOrRecordedId } from '../recorded-installation.ts';
 import { printable } from '../../ui/printable.ts';
 import { planSavedLine } from '../../ui/plan-saved.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
@@ -28,11 +30,14 @@ interface UninstallArgs {
 }
 
 export async function runUninstall(argv: UninstallArgs): Promise<void> {
-  const installationId = parseInstallationId(argv['installation-id']);
+  const named = argv['installation-id'];
+  if (named !== undefined) parseInstallationId(named); // a usage error first, as root or not
   if (process.getuid?.() !== 0) throw oacError('not_root');
+  const root = argv.root ?? '/';
+  const installationId = await namedOrRecordedId(named, new Host(root), EXIT.nothingInstalled);
   const planOut = argv['plan-out'];
   const request = {
-    root: argv.root ?? '/',
+    root,
     installationId,
     force: argv.force,
     // DECL-05: a saved plan is a dry run's plan, written to a file.
@@ -121,7 +126,10 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
   describe: COMMAND_SUMMARIES.uninstall,
   builder: (yargs: Argv) =>
     yargs
-      .option('installation-id', { type: 'string', describe: "The Core installation's ID" })
+      .option('installation-id', {
+        type: 'string',
+        describe: "The Core installation's ID (default: the one this host records)",
+      })
       .option('force', {
         type: 'boolean',
         default: false,

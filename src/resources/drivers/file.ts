@@ -19,7 +19,12 @@ export interface FileActual {
   /** A directory where the file belongs: neither replaced nor removed (a rename or unlink
    *  would fail half way through a run), refused in the plan. */
   directory?: boolean;
+  /** Not the installer's (the resource has a mark and the file lacks it): refused, kept. */
+  foreign?: boolean;
 }
+
+/** Larger than any file with a mark the installer writes: someone else's, unread. */
+const MARKED_MAX_BYTES = 64 * 1024;
 
 export const fileDriver: Driver<'file', FileActual> = {
   async probe(r, ctx) {
@@ -32,7 +37,9 @@ export const fileDriver: Driver<'file', FileActual> = {
         ? await secretDigest(ctx, r)
         : await fileSha256(ctx, ctx.host.path(r.path));
     const directory = found.isDirectory();
-    return { exists: true, regular, directory, sha256, mode: found.mode & 0o7777, uid: found.uid };
+    const foreign = r.mark === undefined ? undefined : !(await holdsMark(ctx, r, found.size));
+    const mode = found.mode & 0o7777;
+    return { exists: true, regular, directory, sha256, mode, uid: found.uid, foreign };
   },
   exists: (a) => a.exists,
   diff(r, a) {
@@ -42,6 +49,7 @@ export const fileDriver: Driver<'file', FileActual> = {
         ? { kind: 'remove', detail: `remove ${r.path} (this run has none)` }
         : { kind: 'skip', detail: `no ${r.path}` };
     if (!a.exists) return { kind: 'create', detail: `write ${r.path}`, why: `${r.path} is gone` };
+    if (a.foreign === true) return refuse(oacError('path_taken', { path: r.path }));
     if (a.regular !== true)
       return { kind: 'replace', detail: `replace ${r.path}`, why: 'it is not a regular file' };
     if (r.sha256 !== undefined && a.sha256 !== r.sha256)
@@ -81,6 +89,8 @@ export const fileDriver: Driver<'file', FileActual> = {
       action.kind === 'create' ? 'created' : action.kind === 'update' ? 'updated' : 'replaced';
     return { outcome, detail: r.path };
   },
+  replacedBy: (_r, a) =>
+    a.foreign === true ? "not the installer's: someone replaced it" : undefined,
   async remove(r, a, { host }) {
     if (a.directory === true) return directoryKept(r.path);
     await host.unlinkFile(r.path);
@@ -93,6 +103,15 @@ export const directoryKept = (path: string): StepResult => ({
   outcome: 'kept',
   detail: `${path} (a directory, not the file the installer wrote)`,
 });
+
+/** Whether the regular file at the resource's path holds its mark line. */
+async function holdsMark(ctx: DriverContext, r: FileResource, size: number): Promise<boolean> {
+  if (r.mark === undefined || size > MARKED_MAX_BYTES) return false;
+  const found = await ctx.host.lstat(r.path);
+  if (found?.isFile() !== true) return false;
+  const text = (await ctx.host.readFile(r.path))?.toString('utf8') ?? '';
+  return text.split('\n').includes(r.mark);
+}
 
 /** The check a copy must pass: its SHA-256 is the one the resource names. */
 function wanted(source: string, sha256: string | null | undefined): (actual: string) => void {

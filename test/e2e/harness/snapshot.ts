@@ -40,6 +40,8 @@ export const SNAPSHOT_TREES = [
   '/etc/oac-node',
   '/var/lib/oac-node',
   '/usr/local/lib/oac-node',
+  // `oac-node` on PATH (issue #25): gone after an uninstall, like the program.
+  '/usr/local/sbin',
 ];
 
 const MARK = '@@oac-e2e-snapshot';
