@@ -3,6 +3,7 @@
 import { EXIT, ExitStatus, UsageError, isOacError } from '../errors.ts';
 import { decideOperatorShell } from '../ui/operator-shell.ts';
 import { renderError } from '../ui/render-error.ts';
+import { decideColour } from '../ui/colour.ts';
 import { printableJson } from '../ui/printable.ts';
 import { errorEvent, wasReported } from './error-event.ts';
 import { PROGRAM, VERSION } from '../version.ts';
@@ -57,6 +58,7 @@ export function normaliseArgs(args: string[]): string[] {
 
 export async function runCli(args: string[], io: CliIo): Promise<number> {
   decideOperatorShell(args, process.env);
+  decideColour(args, process.env);
   try {
     const normalised = normaliseArgs(args);
     // The first word that names a command, as yargs would find it after global options

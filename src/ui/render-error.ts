@@ -6,13 +6,15 @@
 // stack's own frames.
 import { isOacError } from '../errors.ts';
 import { printable } from './printable.ts';
+import { paintErrorLine, paintHintLabel } from './colour.ts';
 
 export function renderError(error: unknown): string {
   if (isOacError(error)) {
-    const lines = [`oac-node: ${printable(error.message)}`];
+    const lines = [paintErrorLine(`oac-node: ${printable(error.message)}`)];
     // Each detail is one line of its own: a line break inside one is escaped like any other.
     for (const detail of error.details) lines.push(`  ${printable(detail)}`);
-    if (error.hint !== undefined) lines.push(`  hint: ${printable(error.hint)}`);
+    if (error.hint !== undefined)
+      lines.push(`  ${paintHintLabel('hint:')} ${printable(error.hint)}`);
     return lines.join('\n');
   }
   if (!(error instanceof Error)) {

@@ -5,6 +5,7 @@
 import type { EngineEvent } from '../core/events.ts';
 import { printable, printableJson } from './printable.ts';
 import { TransferClock, describeWait } from './progress-text.ts';
+import { paintStepWord } from './colour.ts';
 
 export type Write = (text: string) => void;
 
@@ -16,14 +17,18 @@ export function jsonRenderer(write: Write): (event: EngineEvent | Record<string,
   return (event) => write(`${printableJson(event)}\n`);
 }
 
+/** `quiet` (--quiet): only what changes (or would), no progress, waits or notes. */
 export function plainRenderer(
   write: Write,
   dryRun: boolean,
   now: () => number = Date.now,
+  quiet = false,
 ): (event: EngineEvent) => void {
   const clock = new TransferClock(now);
   const throttle = new Map<string, { at: number; text?: string }>();
   const line = (text: string) => write(`${printable(text)}\n`);
+  const stepLine = (word: string, detail: string) =>
+    write(`  ${paintStepWord(word, word.padEnd(9))} ${printable(detail)}\n`);
   /** Whether `key` may print again: after `everyMs`, or at once when its text changed. */
   const due = (key: string, everyMs: number, text?: string): boolean => {
     const last = throttle.get(key);
@@ -34,11 +39,20 @@ export function plainRenderer(
   return (event) => {
     switch (event.type) {
       case 'step-plan':
-        if (dryRun) line(`  ${event.action.kind.padEnd(9)} ${event.action.detail}`);
+        if (dryRun && !(quiet && STAYS.has(event.action.kind)))
+          stepLine(event.action.kind, event.action.detail);
         break;
       case 'step-done':
-        line(`  ${event.result.outcome.padEnd(9)} ${event.result.detail}`);
+        if (!(quiet && STAYS.has(event.result.outcome)))
+          stepLine(event.result.outcome, event.result.detail);
         break;
+      default:
+        if (!quiet) other(event);
+        break;
+    }
+  };
+  function other(event: EngineEvent): void {
+    switch (event.type) {
       case 'progress': {
         const text = clock.describe(event);
         if (event.phase !== undefined || due(`file:${event.file}`, PROGRESS_EVERY_MS))
@@ -55,5 +69,8 @@ export function plainRenderer(
       default:
         break;
     }
-  };
+  }
 }
+
+/** What --quiet leaves out: the steps that change nothing. */
+const STAYS = new Set(['unchanged', 'skipped', 'skip']);

@@ -125,7 +125,7 @@ test("BOOT-04/BOOT-05/SEC-07 run by a sudo-capable user: sudo executes env -i an
   });
 });
 
-test('issue #4 FLEET-02 --dry-run prints the plan and changes nothing (exit 2, then 0 once installed); --json prints NDJSON events from a start event to the summary', async () => {
+test('issue #4 FLEET-02 OPS-05 --dry-run prints the plan and changes nothing (exit 2, then 0 once installed); --json prints NDJSON events from a start event to the summary; --quiet only the last line', async () => {
   await withHost(async (host, core) => {
     const { token, command, installationId } = await issueToken(core);
     await host.shOk(
@@ -153,6 +153,11 @@ test('issue #4 FLEET-02 --dry-run prints the plan and changes nothing (exit 2, t
     const again = await host.exec([...args, '--dry-run'], { stdin: '' });
     assert.equal(again.status, 0, `${again.stdout}\n${again.stderr}`);
     assert.match(again.stdout, /^Nothing would change\.$/m);
+
+    // OPS-05 (issue #25): --quiet on a rerun that changes nothing prints its last line only.
+    const quiet = await host.exec([...args, '--quiet'], { stdin: '' });
+    assert.equal(quiet.status, 0, quiet.stderr);
+    assert.match(quiet.stdout, /^Node \S+ is connected and ready\.\n$/);
 
     const json = await host.exec([...args, '--json'], { stdin: '' });
     assert.equal(json.status, 0, json.stderr);

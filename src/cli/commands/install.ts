@@ -43,6 +43,7 @@ interface InstallArgs {
   'dry-run': boolean;
   'plan-out'?: string;
   json: boolean;
+  quiet: boolean;
   timeout: string;
   uninstall: boolean;
   force: boolean;
@@ -94,6 +95,12 @@ export const installCommand: CommandModule<object, InstallArgs> = {
           'Save the plan to this file (0600) and change nothing; oac-node apply FILE applies exactly it',
       })
       .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' })
+      .option('quiet', {
+        alias: 'q',
+        type: 'boolean',
+        default: false,
+        describe: 'Print only what changes and the last line',
+      })
       .option('timeout', timeoutOption)
       // The guide's older lines (BOOT-07) only: not listed in install's help (issue #25).
       .option('uninstall', {
@@ -152,7 +159,9 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         ? {}
         : { bundle, bundleManifestSha256: manifestSha256, bundlePath: resolve(argv.bundle ?? '') }),
     };
-    await runInstall(request, { json: argv.json, planOut }).finally(() => bundle?.close());
+    await runInstall(request, { json: argv.json, quiet: argv.quiet, planOut }).finally(() =>
+      bundle?.close(),
+    );
   },
 };
 
@@ -179,13 +188,14 @@ export function proxyEnvOfThisRun(): Record<string, string> {
  *  change; --plan-out writes the plan it showed. */
 export async function runInstall(
   request: Omit<InstallRequest, 'signal'>,
-  flags: { json: boolean; planOut?: string },
+  flags: { json: boolean; quiet?: boolean; planOut?: string },
 ): Promise<void> {
   const write = (text: string) => process.stdout.write(text);
   const dryRun = request.dryRun;
-  const view =
-    !flags.json && !dryRun && process.stdout.isTTY ? listrView(INSTALL_PHASES) : undefined;
-  const plain = flags.json ? jsonRenderer(write) : plainRenderer(write, dryRun);
+  const quiet = flags.quiet === true;
+  const live = !flags.json && !dryRun && !quiet && process.stdout.isTTY;
+  const view = live ? listrView(INSTALL_PHASES) : undefined;
+  const plain = flags.json ? jsonRenderer(write) : plainRenderer(write, dryRun, Date.now, quiet);
   if (flags.json) jsonRenderer(write)(startEvent('install', dryRun));
   const shown: EngineEvent[] = [];
   const emit = (event: EngineEvent) => {
@@ -212,15 +222,15 @@ export async function runInstall(
   else if (dryRun) {
     write(result.report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
     if (flags.planOut !== undefined) write(planSavedLine(flags.planOut));
-  } else
+  } else {
+    const ready = `Node ${result.nodeId ?? ''} is connected and ready.`;
+    const more = [`Status: ${summary.status}`, `Logs: ${summary.logs}`];
     // The node ID is Core's word (SEC-09: escaped like every line from outside).
-    for (const line of [
-      `Node ${result.nodeId ?? ''} is connected and ready.`,
-      `Status: ${summary.status}`,
-      `Logs: ${summary.logs}`,
-      ...summary.notes.map((n) => `Note: ${n}`),
-    ])
+    for (const line of quiet
+      ? [ready]
+      : [ready, ...more, ...summary.notes.map((n) => `Note: ${n}`)])
       write(`${printable(line)}\n`);
+  }
   if (dryRun && result.report.changed) throw new ExitStatus(EXIT.changesPending);
 }
 

@@ -26,6 +26,7 @@ interface UninstallArgs {
   'dry-run': boolean;
   'plan-out'?: string;
   json: boolean;
+  quiet: boolean;
   root?: string;
 }
 
@@ -44,17 +45,19 @@ export async function runUninstall(argv: UninstallArgs): Promise<void> {
     dryRun: argv['dry-run'] || planOut !== undefined,
     ...(planOut === undefined ? {} : { planOut: true }),
   };
-  await runUninstallWith(request, { json: argv.json, planOut });
+  await runUninstallWith(request, { json: argv.json, quiet: argv.quiet, planOut });
 }
 
 /** An uninstall (or `apply` of a saved uninstall plan) with its output. */
 export async function runUninstallWith(
   request: Omit<UninstallRequest, 'signal'>,
-  flags: { json: boolean; planOut?: string },
+  flags: { json: boolean; quiet?: boolean; planOut?: string },
 ): Promise<void> {
   const write = (text: string) => process.stdout.write(text);
   const dryRun = request.dryRun;
-  const render = flags.json ? jsonRenderer(write) : plainRenderer(write, dryRun);
+  const render = flags.json
+    ? jsonRenderer(write)
+    : plainRenderer(write, dryRun, Date.now, flags.quiet === true);
   const shown: EngineEvent[] = [];
   const emit = (event: EngineEvent) => {
     if (flags.planOut !== undefined) shown.push(event);
@@ -149,6 +152,12 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
         type: 'boolean',
         default: false,
         describe: 'Print NDJSON events',
+      })
+      .option('quiet', {
+        alias: 'q',
+        type: 'boolean',
+        default: false,
+        describe: 'Print only what changes and the last line',
       })
       .example(
         'sudo $0 uninstall --installation-id ID',
