@@ -9,6 +9,7 @@ import { errorEvent, wasReported } from './error-event.ts';
 import { PROGRAM, VERSION } from '../version.ts';
 import type { CommandModule } from 'yargs';
 import { COMMAND_SUMMARIES } from './summaries.ts';
+import { COMMAND_TABLE } from './command-table.ts';
 
 export interface CliIo {
   stderr: (text: string) => void;
@@ -20,28 +21,6 @@ function wantsJson(args: string[]): boolean {
   return args.includes('--json') || args.includes('--json=true');
 }
 
-// Each command's code is loaded only when it is the one to run (issue #13: `--help` and
-// `--version` pay for no installer, no node program, no HTTP client). `--help` lists the
-// commands from this table; a command's own options come with its module.
-type Loader = () => Promise<object>;
-const COMMAND_TABLE: ReadonlyArray<{ name: string; load: Loader }> = [
-  { name: 'install', load: () => import('./commands/install.ts').then((m) => m.installCommand) },
-  {
-    name: 'uninstall',
-    load: () => import('./commands/uninstall.ts').then((m) => m.uninstallCommand),
-  },
-  { name: 'register', load: () => import('./commands/register.ts').then((m) => m.registerCommand) },
-  { name: 'run', load: () => import('./commands/run.ts').then((m) => m.runCommand) },
-  { name: 'status', load: () => import('./commands/status.ts').then((m) => m.statusCommand) },
-  { name: 'command', load: () => import('./commands/command.ts').then((m) => m.commandCommand) },
-  { name: 'bundle', load: () => import('./commands/bundle.ts').then((m) => m.bundleCommand) },
-  { name: 'apply', load: () => import('./commands/apply.ts').then((m) => m.applyCommand) },
-  {
-    name: 'show-plan',
-    load: () => import('./commands/show-plan.ts').then((m) => m.showPlanCommand),
-  },
-  { name: '_prepare', load: () => import('./commands/prepare.ts').then((m) => m.prepareCommand) },
-];
 const COMMANDS = new Set(COMMAND_TABLE.map((c) => c.name));
 
 /**
@@ -136,13 +115,15 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       .option('sudo', { type: 'boolean', hidden: true })
       .demandCommand(
         1,
-        'Name a command: install, uninstall, status, apply, show-plan, register, run, command or bundle',
+        'Name a command: install, uninstall, status, apply, show-plan, register, run, command, bundle or completion',
       )
       .strict()
+      // Options keep the one spelling --help shows: no --dryRun beside --dry-run (issue #25).
+      .parserConfiguration({ 'camel-case-expansion': false })
       .exitProcess(false)
       .fail((msg: string | null, err: Error | undefined) => {
         if (err !== undefined) throw err;
-        throw new UsageError(`${msg ?? 'invalid arguments'} (see '${PROGRAM} --help')`);
+        throw new UsageError(usageLine(msg ?? 'invalid arguments'));
       })
       // Where each task is explained (the repository's docs/, shipped beside every release).
       .epilog(GUIDES)
@@ -152,6 +133,18 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       .alias('V', 'version')
       .wrap(100)
   );
+}
+
+/** yargs' complaint as one line: a missing required option as our own commands say it
+ *  (`--core-url is required`), anything else with where to read more. */
+export function usageLine(msg: string): string {
+  const missing = /^Missing required arguments?: ([a-z, -]+)$/.exec(msg)?.[1];
+  if (missing === undefined) return `${msg} (see '${PROGRAM} --help')`;
+  const flags = missing.split(', ').map((name) => `--${name}`);
+  const last = flags.pop() ?? '';
+  return flags.length === 0
+    ? `${last} is required`
+    : `${flags.join(', ')} and ${last} are required`;
 }
 
 /** A first word that names no command (`oac-node instal …`) is said as such, with the command

@@ -90,7 +90,10 @@ test("issue #25 FLEET-02 --json: a failure before the command's own events is an
   );
   const nobody = spawnSync(
     'setpriv',
-    ['--reuid', '65534', '--regid', '65534', '--clear-groups', exe, 'install', '--json'],
+    [
+      ...['--reuid', '65534', '--regid', '65534', '--clear-groups', exe, 'install', '--json'],
+      ...['--core-url', 'https://core.example', '--installation-id', 'inst-1'],
+    ],
     // An environment of its own: one holding NODE_EXTRA_CA_CERTS (CI's has it) makes the
     // executable start itself again (SEC-07), and nobody may not reach a checkout under a
     // private directory to do so.
@@ -137,7 +140,7 @@ test('issue #2 --help lists every command of DESIGN.md', () => {
   }
 });
 
-test('issue #12 OPS help: no internal requirement IDs; install and uninstall show the operator their commands', () => {
+test('issue #12 OPS-05 help: no internal requirement IDs; install and uninstall show the operator their commands', () => {
   const commands = ['install', 'uninstall', 'register', 'run', 'status', 'command'];
   for (const args of [['--help'], ...commands.map((c) => [c, '--help'])]) {
     const r = runBare(args);
@@ -145,12 +148,41 @@ test('issue #12 OPS help: no internal requirement IDs; install and uninstall sho
     assert.doesNotMatch(r.stdout, /\b[A-Z]{2,5}-\d{2}\b/, `${args.join(' ')}: no requirement ID`);
   }
   const install = runBare(['install', '--help']).stdout;
-  assert.match(install, /Examples:\n {2}printf '%s\\n' "\$TOKEN" \| sudo oac-node install/);
+  assert.match(
+    install,
+    /Examples:\n {2}# What the line from Web runs.*\n {2}sudo oac-node install --core-url https:\/\/core\.example --installation-id ID < token-file\n/,
+  );
+  // OPS-05 (issue #25): the required options are marked, and every example is one whole line.
+  assert.match(install, /--core-url .*\[required\]/);
+  assert.match(install, /--installation-id .*\[required\]/);
+  for (const c of [
+    'install',
+    'uninstall',
+    'register',
+    'status',
+    'command',
+    'bundle',
+    'apply',
+    'completion',
+  ]) {
+    const help = runBare([c, '--help']).stdout;
+    // A command may go on over lines that end in a backslash, as a shell reads it.
+    const section = help.split('Examples:\n')[1]?.split('\n\n')[0] ?? '';
+    const examples = section.replace(/ \\\n\s+/g, ' ').split('\n');
+    const described = examples.filter((l) => l.startsWith('  # '));
+    const commandLines = examples.filter((l) => /^ {2}(sudo |source <\()?oac-node\b/.test(l));
+    assert.ok(examples.length > 0, `${c}: examples`);
+    assert.equal(described.length + commandLines.length, examples.filter(Boolean).length, help);
+    assert.equal(described.length, commandLines.length, `${c}: a line of words per command`);
+  }
   assert.match(install, /--dry-run/);
   // Issue #25: the older lines' --uninstall and --force still work, but are not install's options.
   assert.doesNotMatch(install, /--uninstall|--force/);
   const uninstall = runBare(['uninstall', '--help']).stdout;
-  assert.match(uninstall, /Examples:\n {2}sudo oac-node uninstall --installation-id ID/);
+  assert.match(
+    uninstall,
+    /Examples:\n {2}# After Remove node in Web.*\n {2}sudo oac-node uninstall --installation-id ID\n/,
+  );
   assert.match(uninstall, /Core is gone for good/);
   assert.equal(uninstall.match(/sudo oac-node uninstall --installation-id ID/g)?.length, 2);
   // The top-level help names the guide for each task, and each page exists.
@@ -174,10 +206,15 @@ test('issue #13 a global option before the command still runs that command (its 
 });
 
 test('issue #2 FLEET-02 bad arguments get one line naming what to fix and exit 64 (EX_USAGE)', () => {
-  const r = runBare(['install', '--no-such-flag']);
+  const required = ['--core-url', 'https://core.example', '--installation-id', 'inst-1'];
+  const r = runBare(['install', ...required, '--no-such-flag']);
   assert.equal(r.status, 64);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /Unknown argument/);
+  // OPS-05: required options left out, each named, in one line.
+  const missing = runBare(['install']);
+  assert.equal(missing.status, 64);
+  assert.equal(missing.stderr, 'oac-node: --core-url and --installation-id are required\n');
 });
 
 test('issue #2 the executable needs no Node.js: it runs in a chroot holding only itself and its libraries', () => {

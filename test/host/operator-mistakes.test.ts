@@ -315,7 +315,7 @@ const MISTAKES: Mistake[] = [
     mistake: 'no command at all',
     args: [],
     status: 64,
-    line: "oac-node: Name a command: install, uninstall, status, apply, show-plan, register, run, command or bundle (see 'oac-node --help')",
+    line: "oac-node: Name a command: install, uninstall, status, apply, show-plan, register, run, command, bundle or completion (see 'oac-node --help')",
     hint: null,
   },
   {

@@ -22,6 +22,7 @@ import {
 } from './install.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
 import { runUninstallWith } from './uninstall.ts';
+import { comment } from '../examples.ts';
 
 interface ApplyArgs {
   file?: string;
@@ -39,9 +40,12 @@ export const applyCommand: CommandModule<object, ApplyArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' })
       .option('timeout', timeoutOption)
       .example(
-        'sudo $0 apply /root/node.plan < /dev/null',
-        'Apply a reviewed plan of a registered node (exit 3: the plan is stale, nothing changed)',
-      ) as unknown as Argv<ApplyArgs>,
+        comment(
+          'Apply a reviewed plan of a registered node (exit 3: the plan is stale, nothing changed)',
+        ),
+        '',
+      )
+      .example('sudo $0 apply /root/node.plan < /dev/null', '') as unknown as Argv<ApplyArgs>,
   handler: async (argv) => {
     // PRE-01: root before the token is read or anything changes.
     if (process.getuid?.() !== 0) throw oacError('not_root');

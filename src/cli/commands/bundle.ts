@@ -7,6 +7,7 @@ import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
 import { releaseIdSchema } from '../../net/release-manifest.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
 import { printable } from '../../ui/printable.ts';
+import { comment } from '../examples.ts';
 
 // `oac-node bundle` (OFFLINE-01, docs/offline.md): one file with a release's installer,
 // manifest and node files, for hosts that reach Core but not the console's files.
@@ -44,8 +45,15 @@ export const bundleCommand: CommandModule<object, BundleArgs> = {
         describe: "sha256:<hex> of Core's CA public key, for a console under a private CA",
       })
       .example(
-        '$0 bundle --console-url https://core.example --release 0.1.0-3f1c2a9b7e40 --out oac-node-0.1.0.bundle',
-        'Then copy the file to the host and run the line oac-node command --bundle prints',
+        comment('Then copy the file to the host and run the line oac-node command --bundle prints'),
+        '',
+      )
+      .example(
+        [
+          '$0 bundle --console-url https://core.example --release 0.1.0-3f1c2a9b7e40 \\',
+          '    --out oac-node-0.1.0.bundle',
+        ].join('\n'),
+        '',
       ) as unknown as Argv<BundleArgs>,
   handler: async (argv) => {
     const consoleUrl = parseServiceUrl(argv['console-url'], 'The console URL');

@@ -16,6 +16,7 @@ import { pinOrigin } from '../../net/core-pin.ts';
 import { sharedDispatcher } from '../../net/dispatcher.ts';
 import { UsageError } from '../../errors.ts';
 import { fetchInstallerSha256 } from '../../net/installer-checksum.ts';
+import { comment } from '../examples.ts';
 
 // `oac-node command`: prints the one-line install (or uninstall) command that Web prints
 // (BOOT-01…07, docs/one-line-command.md). The enrollment token is read from standard input only,
@@ -92,13 +93,12 @@ export const commandCommand: CommandModule<object, CommandArgs> = {
         describe:
           "SHA-256 of the executable oac-node, not of oac-node.gz (default: the console's SHA256SUMS line for oac-node)",
       })
-      .example(
-        '$0 command --core-url https://core.example --installation-id ID < token-file',
-        'Print the install line; the token is read from standard input',
-      )
+      .example(comment('Print the install line; the token is read from standard input'), '')
+      .example('$0 command --core-url https://core.example --installation-id ID < token-file', '')
+      .example(comment('Print the uninstall line'), '')
       .example(
         '$0 command --core-url https://core.example --installation-id ID --uninstall',
-        'Print the uninstall line',
+        '',
       ) as unknown as Argv<CommandArgs>,
   handler: async (argv) => {
     await printCommand(argv, {

@@ -31,6 +31,7 @@ import { startEvent } from '../json-contract.ts';
 import { interruptOnSignals } from '../interrupt.ts';
 import { layout, parseInstallationId, type InstallationId } from '../../layout.ts';
 import { runUninstall } from './uninstall.ts';
+import { comment } from '../examples.ts';
 
 interface InstallArgs {
   'core-url'?: string;
@@ -60,13 +61,18 @@ export const installCommand: CommandModule<object, InstallArgs> = {
   describe: COMMAND_SUMMARIES.install,
   builder: (yargs: Argv) =>
     yargs
-      .option('core-url', { type: 'string', describe: "Core's public URL" })
+      // Marked [required] in --help; missing, each is one line (src/cli/main.ts, usageLine).
+      .option('core-url', { type: 'string', demandOption: true, describe: "Core's public URL" })
       .option('core-pin', {
         type: 'string',
         describe:
           "Trust only this key for Core: sha256:<hex> of its CA's public key (none: the host's CAs; default: the node's recorded pin)",
       })
-      .option('installation-id', { type: 'string', describe: "The Core installation's ID" })
+      .option('installation-id', {
+        type: 'string',
+        demandOption: true,
+        describe: "The Core installation's ID",
+      })
       .option('bundle', {
         type: 'string',
         describe: 'Take the release files from this bundle (oac-node bundle), not from the console',
@@ -118,12 +124,17 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       // The pasted line's shape (docs/one-line-command.md): the token comes on stdin, never
       // as an argument, where ps and sudo's log would show it.
       .example(
-        'printf \'%s\\n\' "$TOKEN" | sudo $0 install --core-url https://core.example --installation-id ID',
-        'What the line from Web runs, after it checked this executable',
+        comment('What the line from Web runs: the token on standard input, never an argument'),
+        '',
       )
       .example(
+        'sudo $0 install --core-url https://core.example --installation-id ID < token-file',
+        '',
+      )
+      .example(comment('On a node: show what a rerun would change (exit 2 if anything)'), '')
+      .example(
         'sudo $0 install --core-url https://core.example --installation-id ID --dry-run < /dev/null',
-        'On a node: show what a rerun would change (exit 2 if anything)',
+        '',
       ) as unknown as Argv<InstallArgs>,
   handler: async (argv) => {
     if (argv.uninstall) return runUninstall(argv);

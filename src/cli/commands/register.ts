@@ -4,6 +4,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { registerNode } from '../../node/register.ts';
 import { printable } from '../../ui/printable.ts';
 import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
+import { comment } from '../examples.ts';
 
 interface RegisterArgs {
   config: string;
@@ -40,8 +41,13 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
         demandOption: true,
         describe: 'File holding the enrollment token (mode 0600; never pass the token itself)',
       })
+      .example(comment('Manual registration (docs/manual-registration.md), as root'), '')
       .example(
-        '$0 register --config /var/lib/oac/provider.json --state-dir /var/lib/oac/node --core-url https://core.example --name worker-1 --enrollment-token-file /var/lib/oac/enrollment-token',
+        [
+          '$0 register --config /var/lib/oac/provider.json --state-dir /var/lib/oac/node \\',
+          '    --core-url https://core.example --name worker-1 \\',
+          '    --enrollment-token-file /var/lib/oac/enrollment-token',
+        ].join('\n'),
         '',
       ) as unknown as Argv<RegisterArgs>,
   handler: async (argv) => {

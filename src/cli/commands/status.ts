@@ -11,6 +11,7 @@ import { parseInstallationId } from '../../layout.ts';
 import { Host } from '../../host/host.ts';
 import { oacError } from '../../messages.ts';
 import { namedOrRecordedId } from '../recorded-installation.ts';
+import { comment } from '../examples.ts';
 import { printable, printableJson } from '../../ui/printable.ts';
 
 const STATUS_FORMAT = 1;
@@ -34,7 +35,11 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
         type: 'boolean',
         default: false,
         describe: 'Print JSON',
-      }) as unknown as Argv<StatusArgs>,
+      })
+      .example(comment('The installation this host records: drift, the service, Core'), '')
+      .example('sudo $0 status', '')
+      .example(comment('For a script: one JSON document; the exit status says which problem'), '')
+      .example('sudo $0 status --json', '') as unknown as Argv<StatusArgs>,
   handler: async (argv) => {
     const named = argv['installation-id'];
     if (named !== undefined) parseInstallationId(named); // a usage error first, as root or not

@@ -19,6 +19,7 @@ import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { startEvent } from '../json-contract.ts';
 import { errorEvent } from '../error-event.ts';
 import { interruptOnSignals } from '../interrupt.ts';
+import { comment } from '../examples.ts';
 
 interface UninstallArgs {
   'installation-id'?: string;
@@ -160,12 +161,16 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
         describe: 'Print only what changes and the last line',
       })
       .example(
-        'sudo $0 uninstall --installation-id ID',
-        'After Remove node in Web: Core confirms the node is gone, then the host is cleaned',
+        comment(
+          'After Remove node in Web: Core confirms the node is gone, then the host is cleaned',
+        ),
+        '',
       )
+      .example('sudo $0 uninstall --installation-id ID', '')
+      .example(comment('Core is gone for good: remove the node without asking it'), '')
       .example(
         'sudo $0 uninstall --installation-id ID --force',
-        'Core is gone for good: remove the node without asking it',
+        '',
       ) as unknown as Argv<UninstallArgs>,
   handler: runUninstall,
 };
