@@ -433,6 +433,10 @@ export const MESSAGES = {
     message: 'oac-node _prepare got an invalid request on standard input: {detail}',
     hint: "It is started by oac-node's installer only; run the install command instead.",
   },
+  directory_missing: {
+    message: '{path} does not exist, and the installer puts a file there',
+    hint: 'Create it as root (install -d -m 0755 {path}), then run the same command again.',
+  },
   path_taken: {
     message: "{path} is there, and oac-node's installer did not write it",
     hint: 'It may be another program of that name: move it aside, then run the same command again.',

@@ -25,14 +25,22 @@ const COMMANDS = new Set(COMMAND_TABLE.map((c) => c.name));
 
 /**
  * The guide's recovery line runs the installer with `--uninstall` and no command
- * (`sudo ~/.oac/node-bootstrap/<sha256> --uninstall --installation-id ID --force`): read it as
- * the uninstall command.
+ * (`sudo ~/.oac/node-bootstrap/<sha256> --uninstall --installation-id ID --force`), and older
+ * lines as `install --uninstall`: both read as the uninstall command. Their `--core-url` goes:
+ * an uninstall asks Core at the address the node recorded.
  */
 export function normaliseArgs(args: string[]): string[] {
   const first = args[0];
-  if (first !== undefined && COMMANDS.has(first)) return args;
   if (!args.includes('--uninstall')) return args;
-  return ['uninstall', ...args.filter((a) => a !== '--uninstall')];
+  if (first !== undefined && COMMANDS.has(first) && first !== 'install') return args;
+  const rest = first === 'install' ? args.slice(1) : args;
+  return ['uninstall', ...withoutCoreUrl(rest.filter((a) => a !== '--uninstall'))];
+}
+
+function withoutCoreUrl(args: string[]): string[] {
+  return args.filter(
+    (a, i) => a !== '--core-url' && !a.startsWith('--core-url=') && args[i - 1] !== '--core-url',
+  );
 }
 
 export async function runCli(args: string[], io: CliIo): Promise<number> {
@@ -120,6 +128,8 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       .strict()
       // Options keep the one spelling --help shows: no --dryRun beside --dry-run (issue #25).
       .parserConfiguration({ 'camel-case-expansion': false })
+      // yargs' own words in English whatever LANG the line passed on: usageLine reads them.
+      .locale('en')
       .exitProcess(false)
       .fail((msg: string | null, err: Error | undefined) => {
         if (err !== undefined) throw err;

@@ -3,7 +3,7 @@
 // --root and useradd --prefix) so host tests run the real code on a scratch tree. Processes run
 // with a minimal environment: nothing of the caller's (a token, NODE_OPTIONS) leaks into them.
 import { constants } from 'node:fs';
-import { chown, lchown, open, rmdir, unlink } from 'node:fs/promises';
+import { chown, lchown, open, readlink, rmdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { TOOL_PATH } from './tool-path.ts';
@@ -91,6 +91,11 @@ export class Host {
 
   lstat(hostPath: string) {
     return lstatIfExists(this.path(hostPath));
+  }
+
+  /** Where a symlink points (its text, unresolved), or undefined when it is no link. */
+  async readLink(hostPath: string): Promise<string | undefined> {
+    return readlink(this.path(hostPath)).catch(() => undefined);
   }
 
   async writeFile(

@@ -23,8 +23,11 @@ export async function isProvablyOurs(r: Resource, ctx: DriverContext): Promise<b
     }
     case 'service':
       return isProvablyOurs({ ...r, kind: 'unit', path: layout.unitPath }, ctx);
-    case 'file':
-      return (await fileDriver.probe(r, ctx)).exists;
+    case 'file': {
+      // A marked file (oac-node on PATH) is the installer's only while it holds its mark.
+      const found = await fileDriver.probe(r, ctx);
+      return found.exists && found.foreign !== true;
+    }
     case 'network':
       return (await networkDriver.probe(r, ctx)).labelled;
     case 'directory':

@@ -11,7 +11,8 @@ let onStderr: ChalkInstance = plain;
 
 /** Whether the operator allows colour at all (before asking whether a stream is a terminal). */
 export function colourAllowed(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
-  if (args.includes('--no-color') || args.includes('--color=false')) return false;
+  const off = args.some((a, i) => a === '--color' && args[i + 1] === 'false');
+  if (off || args.includes('--no-color') || args.includes('--color=false')) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   return env.TERM !== 'dumb';
 }

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { requireExecutable, repoRoot } from '../helpers/executable.ts';
 import { VERSION } from '../../src/version.ts';
+import { assertJsonEvents } from '../helpers/json-contract.ts';
 
 let exe: string;
 let scratch: string;
@@ -64,11 +65,14 @@ test('issue #25 -h and -V are --help and --version, alone and after a command', 
 });
 
 test("issue #25 FLEET-02 --json: a failure before the command's own events is an error event too, and only once", () => {
-  const events = (stdout: string) =>
-    stdout
+  // Each answer also keeps the published contract (docs/schema/, issue #25 item 3).
+  const events = (stdout: string) => {
+    assertJsonEvents(stdout, 'the executable');
+    return stdout
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { type: string; code?: string; exit?: number });
+  };
   const none = runBare(['status', '--json', '--installation-id', 'x', '--root', scratch]);
   assert.equal(none.status, 4, none.stderr);
   assert.deepEqual(

@@ -349,6 +349,23 @@ const MISTAKES: Mistake[] = [
     hint: "Install one with the line from Core's console. Files an installation left without a record are named by its ID: oac-node uninstall --installation-id ID",
   },
   {
+    mistake: "the guide's older 'install --uninstall' form, without --core-url: the uninstall",
+    args: ['install', '--uninstall', '--installation-id', ID, '--force', '--root', 'R'],
+    status: 0,
+    on: 'stdout',
+    line: `This host has no record of installation ${ID}, and nothing was removed.`,
+    hint: null,
+    ids: 'BOOT-07',
+  },
+  {
+    mistake: 'a yargs complaint under another LANG is still in English, in one line',
+    args: ['install', '--installation-id', ID, '--root', 'R'],
+    env: { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' },
+    status: 64,
+    line: 'oac-node: --core-url is required',
+    hint: null,
+  },
+  {
     mistake: 'status of an ID this host has no record of',
     args: ['status', '--installation-id', ID, '--root', 'R'],
     status: 4,

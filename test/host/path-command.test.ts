@@ -5,8 +5,15 @@
 // the host records. Root's half on a scratch --root tree (test/helpers/root-half.ts), and the
 // built executable for the command line.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { OacError } from '../../src/errors.ts';
@@ -71,6 +78,42 @@ test('HOST-03 SEC-02 issue #25: another program at /usr/local/sbin/oac-node is r
   assert.deepEqual(treeOf(root), before, 'nothing changed');
 });
 
+test('HOST-03 SEC-02 issue #25: a FIFO there is refused without blocking; a link to an installation program (an operator own shortcut) is replaced', async () => {
+  execFileSync('mkfifo', ['-m', '0644', command()]);
+  const fifo = await installRootHalf(root, program).then(
+    () => assert.fail('a FIFO was replaced'),
+    (e: unknown) => e,
+  );
+  assert.ok(fifo instanceof OacError && fifo.code === 'path_taken', String(fifo));
+  rmSync(command());
+  symlinkSync(`${PROGRAM_ROOT}/${ID}/oac-node`, command());
+  await installRootHalf(root, program);
+  assert.equal(readFileSync(command(), 'utf8'), renderPathCommand(), 'the link became the file');
+  // A link anywhere else is someone else's.
+  rmSync(command());
+  symlinkSync('/usr/bin/true', command());
+  await assert.rejects(
+    installRootHalf(root, program),
+    (e: unknown) => e instanceof OacError && e.code === 'path_taken',
+  );
+});
+
+test('HOST-03 PRE-09 issue #25: without /usr/local/sbin the plan is refused before any write', async () => {
+  rmSync(join(root, 'usr/local/sbin'), { recursive: true });
+  const before = treeOf(root);
+  const error = await installRootHalf(root, program).then(
+    () => assert.fail('installed without /usr/local/sbin'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof OacError, String(error));
+  assert.equal(error.code, 'directory_missing');
+  assert.equal(
+    error.message,
+    '/usr/local/sbin does not exist, and the installer puts a file there',
+  );
+  assert.deepEqual(treeOf(root), before, 'nothing changed');
+});
+
 test('HOST-03 issue #25: an earlier version of the installer own command is brought up to date', async () => {
   writeFileSync(command(), `#!/bin/sh\n${PATH_COMMAND_MARK}\nexec /old/path "$@"\n`, {
     mode: 0o700,
@@ -113,7 +156,7 @@ test('issue #25: status and uninstall without --installation-id take the one ins
   assert.match(status.stdout, /^Node of installation inst-1 \(Core /, status.stderr);
   const plan = cli('uninstall', '--dry-run');
   assert.equal(plan.status, 2, plan.stderr);
-  assert.match(plan.stdout, /remove \/usr\/local\/sbin\/oac-node|\/usr\/local\/sbin\/oac-node/);
+  assert.match(plan.stdout, /^ {2}remove {4}remove \/usr\/local\/sbin\/oac-node$/m);
 
   copyFileSync(join(root, names.journal), join(root, '/etc/oac-node/inst-2.json'));
   const before = treeOf(root);

@@ -16,6 +16,7 @@ test('OPS-05 BOOT-05 colour is allowed unless --no-color, a non-empty NO_COLOR o
   assert.equal(colourAllowed([], { TERM: 'xterm' }), true);
   assert.equal(colourAllowed(['install', '--no-color'], {}), false);
   assert.equal(colourAllowed(['--color=false', 'status'], {}), false);
+  assert.equal(colourAllowed(['status', '--color', 'false'], {}), false);
   assert.equal(colourAllowed([], { NO_COLOR: '1' }), false);
   assert.equal(colourAllowed([], { NO_COLOR: '' }), true, 'no-color.org: an empty value is unset');
   assert.equal(colourAllowed([], { TERM: 'dumb' }), false);

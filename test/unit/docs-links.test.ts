@@ -50,12 +50,16 @@ test('OPS-04 every relative link of the README and the docs resolves inside the 
   assert.deepEqual(broken, [], 'links that leave the repository or lead nowhere');
 });
 
-test('OPS-04 no README or doc names a file beside the repository (../shared, its seeds or recipes)', () => {
+test('OPS-04 no README or doc names a file beside the repository (../shared, DESIGN.md, STYLE.md, its seeds or recipes)', () => {
   const outside = markdownFiles().flatMap((file) =>
     readFileSync(join(repo, file), 'utf8')
       .split('\n')
       .flatMap((line, i) =>
-        /\.\.\/(shared|seeds|recipes|spec)\b/.test(line) ? [`${file}:${i + 1}`] : [],
+        /\.\.\/(shared|seeds|recipes|spec)\b|\b(recipes|seeds)\/[a-z]|\b(DESIGN|STYLE)\.md\b/.test(
+          line,
+        )
+          ? [`${file}:${i + 1}`]
+          : [],
       ),
   );
   assert.deepEqual(outside, []);

@@ -18,6 +18,18 @@ test("BOOT-07 the guide's recovery form '<installer> --uninstall --installation-
     'x',
     '--force',
   ]);
-  assert.deepEqual(normaliseArgs(['install', '--uninstall']), ['install', '--uninstall']);
+  // The older `install --uninstall` form too; its --core-url has no part in an uninstall.
+  assert.deepEqual(
+    normaliseArgs([
+      'install',
+      '--core-url',
+      'https://c.example',
+      '--uninstall',
+      '--installation-id',
+      'x',
+    ]),
+    ['uninstall', '--installation-id', 'x'],
+  );
+  assert.deepEqual(normaliseArgs(['status', '--uninstall']), ['status', '--uninstall']);
   assert.deepEqual(normaliseArgs(['--help']), ['--help']);
 });

@@ -30,7 +30,6 @@ import { errorEvent } from '../error-event.ts';
 import { startEvent } from '../json-contract.ts';
 import { interruptOnSignals } from '../interrupt.ts';
 import { layout, parseInstallationId, type InstallationId } from '../../layout.ts';
-import { runUninstall } from './uninstall.ts';
 import { comment } from '../examples.ts';
 
 interface InstallArgs {
@@ -46,16 +45,14 @@ interface InstallArgs {
   json: boolean;
   quiet: boolean;
   timeout: string;
-  uninstall: boolean;
-  force: boolean;
   root?: string;
 }
 
 // Names under which a token could be handed over through sudo VAR=… (and land in its log).
 const TOKEN_VARIABLES = ['OAC_ENROLLMENT_TOKEN', 'OAC_TOKEN', 'ENROLLMENT_TOKEN'];
 
-// The guide's commands pass `--uninstall` to the installer (BOOT-07): accepted as an alias of
-// the uninstall command, so those lines keep working.
+// The guide's commands pass `--uninstall` to the installer (BOOT-07): src/cli/main.ts reads
+// them as the uninstall command (normaliseArgs), so those lines keep working.
 export const installCommand: CommandModule<object, InstallArgs> = {
   command: 'install',
   describe: COMMAND_SUMMARIES.install,
@@ -108,19 +105,6 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         describe: 'Print only what changes and the last line',
       })
       .option('timeout', timeoutOption)
-      // The guide's older lines (BOOT-07) only: not listed in install's help (issue #25).
-      .option('uninstall', {
-        type: 'boolean',
-        default: false,
-        hidden: true,
-        describe: 'Same as the uninstall command',
-      })
-      .option('force', {
-        type: 'boolean',
-        default: false,
-        hidden: true,
-        describe: 'With --uninstall: do not ask Core first',
-      })
       // The pasted line's shape (docs/one-line-command.md): the token comes on stdin, never
       // as an argument, where ps and sudo's log would show it.
       .example(
@@ -137,7 +121,6 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         '',
       ) as unknown as Argv<InstallArgs>,
   handler: async (argv) => {
-    if (argv.uninstall) return runUninstall(argv);
     // PRE-01: root before the token is read or anything changes.
     if (process.getuid?.() !== 0) throw oacError('not_root');
     if (TOKEN_VARIABLES.some((name) => process.env[name] !== undefined)) refuseTokenInEnvironment();

@@ -1,7 +1,9 @@
 // Root's files: the node program (root-owned, so the node cannot replace what its service runs)
 // and the proxy env file (0600, HOST-06), both in root-only directories. Compared by SHA-256,
 // owner and mode; written atomically with their final mode (SEC-02).
+import { dirname } from 'node:path';
 import { copyFileAtomic } from '../../host/files.ts';
+import { PROGRAM_ROOT, isInstallationId } from '../../layout.ts';
 import { oacError } from '../../messages.ts';
 import type { Driver, DriverContext } from '../driver.ts';
 import type { FileResource } from '../resources.ts';
@@ -21,6 +23,8 @@ export interface FileActual {
   directory?: boolean;
   /** Not the installer's (the resource has a mark and the file lacks it): refused, kept. */
   foreign?: boolean;
+  /** A marked file's directory is missing: refused in the plan, before any write. */
+  noParent?: boolean;
 }
 
 /** Larger than any file with a mark the installer writes: someone else's, unread. */
@@ -29,7 +33,12 @@ const MARKED_MAX_BYTES = 64 * 1024;
 export const fileDriver: Driver<'file', FileActual> = {
   async probe(r, ctx) {
     const found = await ctx.host.lstat(r.path);
-    if (found === undefined) return { exists: false };
+    if (found === undefined) {
+      // A marked file lies in a directory of the host's (/usr/local/sbin), not one of ours.
+      if (r.mark === undefined) return { exists: false };
+      const parent = await ctx.host.lstat(dirname(r.path));
+      return { exists: false, noParent: parent?.isDirectory() !== true };
+    }
     const regular = found.isFile();
     const sha256 = !regular
       ? undefined
@@ -37,7 +46,7 @@ export const fileDriver: Driver<'file', FileActual> = {
         ? await secretDigest(ctx, r)
         : await fileSha256(ctx, ctx.host.path(r.path));
     const directory = found.isDirectory();
-    const foreign = r.mark === undefined ? undefined : !(await holdsMark(ctx, r, found.size));
+    const foreign = r.mark === undefined ? undefined : !(await isMarked(ctx, r, r.mark));
     const mode = found.mode & 0o7777;
     return { exists: true, regular, directory, sha256, mode, uid: found.uid, foreign };
   },
@@ -48,6 +57,8 @@ export const fileDriver: Driver<'file', FileActual> = {
       return a.exists
         ? { kind: 'remove', detail: `remove ${r.path} (this run has none)` }
         : { kind: 'skip', detail: `no ${r.path}` };
+    if (a.noParent === true)
+      return refuse(oacError('directory_missing', { path: dirname(r.path) }));
     if (!a.exists) return { kind: 'create', detail: `write ${r.path}`, why: `${r.path} is gone` };
     if (a.foreign === true) return refuse(oacError('path_taken', { path: r.path }));
     if (a.regular !== true)
@@ -104,13 +115,23 @@ export const directoryKept = (path: string): StepResult => ({
   detail: `${path} (a directory, not the file the installer wrote)`,
 });
 
-/** Whether the regular file at the resource's path holds its mark line. */
-async function holdsMark(ctx: DriverContext, r: FileResource, size: number): Promise<boolean> {
-  if (r.mark === undefined || size > MARKED_MAX_BYTES) return false;
-  const found = await ctx.host.lstat(r.path);
-  if (found?.isFile() !== true) return false;
-  const text = (await ctx.host.readFile(r.path))?.toString('utf8') ?? '';
-  return text.split('\n').includes(r.mark);
+/** Whether what is at the resource's path is the installer's: a regular file holding the mark
+ *  line (read without following a link, bounded, never blocking on a FIFO), or a link an
+ *  operator made to an installation's program (under PROGRAM_ROOT, only root's), which the
+ *  installer's file then replaces. */
+async function isMarked(ctx: DriverContext, r: FileResource, mark: string): Promise<boolean> {
+  const found = await ctx.host.readSmallFile(r.path, MARKED_MAX_BYTES);
+  if (found.kind === 'file') return found.bytes.toString('utf8').split('\n').includes(mark);
+  if (found.kind !== 'link') return false;
+  return isProgramPath((await ctx.host.readLink(r.path)) ?? '');
+}
+
+/** An absolute, plain path of an installation's program: PROGRAM_ROOT/<id>/oac-node. */
+function isProgramPath(target: string): boolean {
+  const [id, name, ...more] = target.startsWith(`${PROGRAM_ROOT}/`)
+    ? target.slice(PROGRAM_ROOT.length + 1).split('/')
+    : [];
+  return isInstallationId(id) && name === 'oac-node' && more.length === 0;
 }
 
 /** The check a copy must pass: its SHA-256 is the one the resource names. */

@@ -44,6 +44,7 @@ import {
   scratchRoot,
 } from './rootfs.ts';
 import { parseSnapshot, snapshotScript, type HostSnapshot } from './snapshot.ts';
+import { jsonEventProblems, schemaProblem } from '../../helpers/json-contract.ts';
 
 const ROOT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const USER_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/games'; // Debian's ENV_PATH
@@ -314,7 +315,10 @@ function makeHost(h: {
       ...argv,
     ];
     const cwd = options.cwd ?? (account.homeExists ? account.home : '/');
-    return run(h.leaderPid, inner, env, cwd, options.stdin, timeoutMs + 15_000);
+    const result = await run(h.leaderPid, inner, env, cwd, options.stdin, timeoutMs + 15_000);
+    // Issue #25 item 3: every `--json` answer an e2e test sees keeps the published contract.
+    if (argv.includes('--json')) checkJsonContract(result.stdout, argv.join(' '));
+    return result;
   }
 
   const sh = (script: string, options?: ExecOptions): Promise<ExecResult> =>
@@ -544,4 +548,23 @@ function requireTools(): void {
     );
   }
   toolsChecked = true;
+}
+
+/** FLEET-02 (issue #25 item 3): a `--json` run's output against docs/schema/: status's one
+ *  document, or events, one per line. Thrown, so the test that ran it fails with the reason. */
+function checkJsonContract(stdout: string, command: string): void {
+  const text = stdout.trim();
+  if (text === '') return;
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    document = undefined; // more than one line: events
+  }
+  const isStatus = typeof document === 'object' && document !== null && !('type' in document);
+  const problems = isStatus
+    ? [schemaProblem('status.json', document)].filter((p) => p !== undefined)
+    : jsonEventProblems(stdout);
+  if (problems.length > 0)
+    throw new Error(`${command}: --json output breaks docs/schema/:\n${problems.join('\n')}`);
 }
