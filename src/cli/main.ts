@@ -80,6 +80,7 @@ const GUIDES = [
     ['the line from Web, step by step', 'docs/one-line-command.md'],
     ['proxies, slow links, resuming', 'docs/downloads.md'],
     ['every message and its hint', 'docs/messages.md'],
+    ['something went wrong', 'docs/troubleshooting.md'],
     ['what is protected, and how', 'docs/security.md'],
   ].map(([task, page]) => `  ${(task ?? '').padEnd(34)}${page ?? ''}`),
 ].join('\n');
