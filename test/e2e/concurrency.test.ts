@@ -21,7 +21,7 @@ const RUNS = 5;
 // The line that downloaded the installer says so, and may still lose the installer's lock to a
 // line that found the kept installer the moment the bootstrap folder was free.
 const BUSY =
-  /^(oac-node: waiting for another oac-node command that is using \/root\/\.oac\/node-bootstrap\n)?(oac-node: downloading the installer\n)?oac-node: Another oac-node installer or uninstaller is running on this host \(PID \d+\)\n {2}hint: Wait for it to finish, then run the command again\.\n$/;
+  /^(oac-node: waiting for another oac-node command that is using \/root\/\.oac\/node-bootstrap\n)?(oac-node: downloading the installer\n)?oac-node: Another oac-node installer or uninstaller is running on this host( \(PID \d+\))?\n {2}hint: Wait for it to finish, then run the command again\.\n$/;
 const pair = hostWithCore(async () => ['--release-dir', await release.dir()]);
 
 before(() => pair.boot());

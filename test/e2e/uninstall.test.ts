@@ -45,7 +45,8 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
     assert.equal(command.status, 1, 'uninstall removed oac-node from PATH');
     assert.match(
       removed.stdout,
-      /^Kept: the Runtime image (\S+): remove it with docker image rm \1$/m,
+      // Run through sudo, its hints say sudo too (the guide: omit it only in a root shell).
+      /^Kept: the Runtime image (\S+): remove it with sudo docker image rm \1$/m,
     );
     assert.match(removed.stdout, /^ {2}removed +user oac-node$/m);
     const after = await host.snapshot();

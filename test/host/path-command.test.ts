@@ -11,6 +11,7 @@ import {
   existsSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -52,6 +53,12 @@ test('HOST-03 issue #25: the install puts oac-node on PATH, root 0755, and it ru
     treeOf(root)['usr/local/sbin/oac-node']?.split(' ').slice(0, 3).join(' '),
     'file 0755 0:0',
   );
+  // RERUN-01: a rerun reads the command's digest from the cache its first write left, and
+  // writes nothing, not even the journal (e2e's install test found it written once).
+  const journal = join(root, names.journal);
+  const written = { text: readFileSync(journal, 'utf8'), at: statSync(journal).mtimeMs };
+  await installRootHalf(root, program);
+  assert.deepEqual({ text: readFileSync(journal, 'utf8'), at: statSync(journal).mtimeMs }, written);
   const run = runCommand(['status', 'two words']);
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout, 'program: status\nprogram: two words\n');

@@ -94,8 +94,13 @@ export const fileDriver: Driver<'file', FileActual> = {
       // source could be swapped between its hash and the copy).
       const copied = await copyFileAtomic(r.copyFrom, path, r.mode, wanted(r.copyFrom, r.sha256));
       await rememberSha256(ctx, path, copied);
-    } else if (r.content !== undefined) await host.writeFile(r.path, r.content, r.mode);
-    else throw new Error(`${r.path}: nothing to write`);
+    } else if (r.content !== undefined) {
+      await host.writeFile(r.path, r.content, r.mode);
+      // The next run's probe finds it by the cache, not by reading it (a rerun writes nothing,
+      // not even the cache). Never a secret's: its digest is keyed and read afresh.
+      if (r.secret !== true && typeof r.sha256 === 'string')
+        await rememberSha256(ctx, path, r.sha256);
+    } else throw new Error(`${r.path}: nothing to write`);
     const outcome =
       action.kind === 'create' ? 'created' : action.kind === 'update' ? 'updated' : 'replaced';
     return { outcome, detail: r.path };
