@@ -95,7 +95,9 @@ export async function runUninstallWith(
       recorded: result.recorded,
     });
   else {
-    for (const line of outcomeLines(request.installationId, result, dryRun)) write(`${line}\n`);
+    // The other IDs come from the records' contents (root's files, but SEC-09 all the same).
+    for (const line of outcomeLines(request.installationId, result, dryRun))
+      write(`${printable(line)}\n`);
     // A kept line may name the node's image (its provider file is the node's to write: SEC-09).
     for (const line of kept) write(`${printable(`Kept: ${line}`)}\n`);
     if (flags.planOut !== undefined) write(planSavedLine(flags.planOut));
