@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(docker.io iptables busybox-static shellcheck tinyproxy systemd-container debootstrap iproute2 openssl tmux ansible zsh graphviz)
+packages=(docker.io iptables busybox-static shellcheck tinyproxy systemd-container debootstrap iproute2 openssl tmux ansible ansible-lint zsh graphviz)
 
 missing=()
 for p in "${packages[@]}"; do

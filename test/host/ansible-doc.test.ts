@@ -1,6 +1,6 @@
 // Issue #25 item 6, FLEET-01: the role documents itself as Ansible users expect: Debian's
 // ansible-doc renders it (it refuses a role any of whose options has no description), and every
-// variable the role's defaults set is one of the options it documents.
+// variable the role's defaults set is one of the options it documents; ansible-lint passes it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -25,4 +25,17 @@ test('FLEET-01 issue #25 ansible-doc renders the role, every default among its d
   const names = [...defaults.matchAll(/^(oac_node_[a-z_]+):/gm)].map((m) => m[1] ?? '');
   assert.ok(names.length >= 10, names.join(' '));
   for (const name of names) assert.match(doc.stdout, new RegExp(`^[-=] ${name}$`, 'm'), name);
+});
+
+test('FLEET-01 issue #25 ansible-lint (Debian 12) passes the role and the playbook at its production profile', () => {
+  const home = mkdtempSync(join(tmpdir(), 'oac-ansible-lint-'));
+  const lint = spawnSync('ansible-lint', ['--offline', '-p', '--nocolor'], {
+    cwd: new URL('../../deploy/ansible/', import.meta.url).pathname,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
+    timeout: 300_000,
+  });
+  rmSync(home, { recursive: true, force: true });
+  assert.equal(lint.status, 0, `${lint.stdout}\n${lint.stderr}`);
+  assert.match(`${lint.stdout}${lint.stderr}`, /Passed with production profile: 0 failure\(s\)/);
 });

@@ -83,7 +83,9 @@ function writeFakes(c: Case): string {
     `printf '%s\\n' "$token" | grep -rlF -f - '${c.dir}/remote-tmp' '${c.dir}/local-tmp' '${c.dir}/ansible-home' > '${r}/files' 2>/dev/null`,
     `printf '%s\\n' "$token" | grep -lF -f - /proc/[0-9]*/cmdline /proc/[0-9]*/environ > '${r}/processes' 2>/dev/null`,
     `tr '\\0' ' ' < /proc/$PPID/cmdline > '${r}/parent'`,
-    `echo '{"type":"summary","changed":true}'`,
+    `echo '{"type":"step-done","step":"unit","result":{"outcome":"unchanged","detail":"/etc/kept"}}'`,
+    `echo '{"type":"step-done","step":"unit","result":{"outcome":"created","detail":"/etc/made"}}'`,
+    `echo '{"type":"summary","changed":true,"node_id":"n-fake-1"}'`,
     '',
   ].join('\n');
   writeFileSync(join(c.dir, 'installer'), installer, { mode: 0o755 });
@@ -339,4 +341,24 @@ describe('the role and become', { skip }, () => {
     assertInstalledThroughStdin(variable, variableRun);
     assertRefusedUpFront(paramiko, paramikoRun);
   });
+});
+
+test('FLEET-01 issue #25 the role returns the node ID as the fact oac_node_id, and --diff shows what changed', async () => {
+  const c = makeCase();
+  const post = [
+    'post_tasks:',
+    '  - name: The node',
+    '    ansible.builtin.debug:',
+    '      var: oac_node_id',
+  ];
+  const run = await runRole(c, { play: post, args: ['--diff'] });
+  assert.equal(run.status, 0, run.output);
+  assert.match(run.output, /"oac_node_id": "n-fake-1"/);
+  // --diff: the steps that changed something, as the installer said them; not the others.
+  const changes = run.output
+    .split("TASK [oac_node : Node's changes (--diff)]")[1]
+    ?.split('TASK [')[0];
+  assert.match(changes ?? '', /"created \/etc\/made"/, run.output);
+  assert.doesNotMatch(changes ?? '', /\/etc\/kept/);
+  assertTokenNowhere(c, run);
 });
