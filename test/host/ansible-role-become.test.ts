@@ -23,7 +23,19 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -119,6 +131,8 @@ interface Options {
   args?: string[];
   /** Ansible's settings. */
   env?: Record<string, string>;
+  /** The installer from this URL instead of the controller's file. */
+  installerUrl?: string;
 }
 
 const LOCAL = 'ansible_connection=local';
@@ -131,7 +145,9 @@ async function runRole(c: Case, o: Options = {}): Promise<Run> {
     [
       'oac_node_core_url: https://core.invalid',
       `oac_node_installation_id: ${INSTALLATION_ID}`,
-      `oac_node_installer_src: ${join(c.dir, 'installer')}`,
+      ...(o.installerUrl === undefined
+        ? [`oac_node_installer_src: ${join(c.dir, 'installer')}`]
+        : [`oac_node_installer_url: ${o.installerUrl}`]),
       `oac_node_installer_sha256: ${sha}`,
       `oac_node_bootstrap_dir: ${join(c.dir, 'bootstrap')}`,
       `oac_node_token: ${c.token}`,
@@ -361,4 +377,33 @@ test('FLEET-01 issue #25 the role returns the node ID as the fact oac_node_id, a
   assert.match(changes ?? '', /"created \/etc\/made"/, run.output);
   assert.doesNotMatch(changes ?? '', /\/etc\/kept/);
   assertTokenNowhere(c, run);
+});
+
+test("FLEET-01 issue #25 the role takes the console's oac-node.gz URL: unpacked on the host, checked by the executable's SHA-256, fetched once", async () => {
+  const c = makeCase();
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests += 1;
+    if (req.url !== '/node-install/oac-node.gz') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/gzip' });
+    res.end(gzipSync(readFileSync(join(c.dir, 'installer'))));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const installerUrl = `http://127.0.0.1:${port}/node-install/oac-node.gz`;
+    const first = await runRole(c, { installerUrl });
+    assert.equal(first.status, 0, first.output);
+    assert.equal(requests, 1);
+    assert.ok(report(c, 'token-sha256') !== undefined, 'the unpacked installer ran');
+    const kept = readdirSync(join(c.dir, 'bootstrap'));
+    assert.equal(kept.length, 1, `only the installer, named by its checksum: ${kept.join(' ')}`);
+    assert.equal(statSync(join(c.dir, 'bootstrap', kept[0] ?? '')).mode & 0o7777, 0o700);
+    const again = await runRole(c, { installerUrl });
+    assert.equal(again.status, 0, again.output);
+    assert.equal(requests, 1, 'a rerun finds the installer in place and downloads nothing');
+    assertTokenNowhere(c, again);
+  } finally {
+    server.close();
+  }
 });
