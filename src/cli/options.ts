@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import { EXIT, UsageError } from '../errors.ts';
 import { parseCoreUrl } from '../net/url-policy.ts';
+import { escapeControls } from '../ui/printable.ts';
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600 } as const;
 /** Seconds as a number (300) or with a unit (300s, 5m, 1h): at least 1 s, at most a day. */
@@ -36,4 +37,55 @@ export function parseTimeout(value: string | number, flag = '--timeout'): number
 /** --core-url: Core's origin; a bad one is a usage error (64) with the URL rule's line and hint. */
 export function coreUrlArg(raw: string): string {
   return parseCoreUrl(raw, EXIT.usage).origin;
+}
+
+/** A value through its schema, or a usage error (64) with the line that says what to write. */
+function valueOf<T>(schema: z.ZodType<T>, value: unknown, line: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new UsageError(line);
+}
+
+/** --name: what Core shows for the node; printed and sent as is, so no control character. */
+const nodeName = z
+  .string()
+  .max(200)
+  .refine((v) => v.trim() !== '' && escapeControls(v) === v);
+
+export function nameArg(value: string): string {
+  return valueOf(
+    nodeName,
+    value,
+    '--name must be 1 to 200 characters without control characters (default: the host name)',
+  );
+}
+
+/** HOST-11: an absolute, normalised path that systemd's ReadWritePaths= and a shell line can
+ *  carry as is (no spaces, `%`, `$`, quotes or `..`). */
+const checkpointRoot = z
+  .string()
+  .regex(/^(\/[A-Za-z0-9._@+-]+)+$/)
+  .refine((v) => !v.split('/').some((part) => part === '.' || part === '..'));
+
+export function checkpointRootArg(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return valueOf(
+    checkpointRoot,
+    value,
+    '--checkpoint-root must be an absolute path of [A-Za-z0-9._@+-] names, without . or .. (such as /srv/oac-checkpoints)',
+  );
+}
+
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** --manifest-sha256 goes with --bundle, and only with it (OFFLINE-01). */
+export function manifestSha256Arg(bundle: string | undefined, sha256: string | undefined): string {
+  if (bundle === undefined && sha256 !== undefined)
+    throw new UsageError('--manifest-sha256 goes with --bundle');
+  if (bundle === undefined) return '';
+  return valueOf(
+    sha256Hex,
+    sha256,
+    "--bundle needs --manifest-sha256: the SHA-256 of the bundle's manifest (64 lowercase hexadecimal digits), as oac-node bundle printed it",
+  );
 }

@@ -10,11 +10,9 @@ import { readPlanFile } from '../../installation/plan-file.ts';
 import { oacError } from '../../messages.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
-import { parseTimeout, timeoutOption } from '../options.ts';
+import { checkpointRootArg, nameArg, parseTimeout, timeoutOption } from '../options.ts';
 import {
-  checkpointRootArg,
   corePinArg,
-  nameArg,
   openBundle,
   proxyEnvOfThisRun,
   runInstall,

@@ -1,7 +1,14 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
-import { coreUrlArg, parseTimeout, timeoutOption } from '../options.ts';
+import {
+  checkpointRootArg,
+  coreUrlArg,
+  manifestSha256Arg,
+  nameArg,
+  parseTimeout,
+  timeoutOption,
+} from '../options.ts';
 import type { Argv, CommandModule } from 'yargs';
 import {
   INSTALL_PHASES,
@@ -21,7 +28,7 @@ import { readBundle, type Bundle } from '../../bundle/bundle.ts';
 import { openBundleFile } from '../../host/bundle-file.ts';
 import { isCode } from '../../host/files.ts';
 import { hint, message, oacError } from '../../messages.ts';
-import { escapeControls, printable } from '../../ui/printable.ts';
+import { printable } from '../../ui/printable.ts';
 import { planSavedLine } from '../../ui/plan-saved.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { redactor } from '../../redact.ts';
@@ -278,17 +285,6 @@ export function corePinArg(
 }
 
 /** OFFLINE-01: a bundle is trusted through the SHA-256 of its manifest that the command names. */
-function manifestSha256Arg(bundle: string | undefined, sha256: string | undefined): string {
-  if (bundle === undefined && sha256 !== undefined)
-    throw new UsageError('--manifest-sha256 goes with --bundle');
-  if (bundle === undefined) return '';
-  if (sha256 === undefined || !/^[0-9a-f]{64}$/.test(sha256))
-    throw new UsageError(
-      "--bundle needs --manifest-sha256: the SHA-256 of the bundle's manifest (64 lowercase hexadecimal digits), as oac-node bundle printed it",
-    );
-  return sha256;
-}
-
 /** The operator's bundle, open for the whole run (the node half reads it by descriptor). */
 export async function openBundle(path: string): Promise<Bundle & { close(): Promise<void> }> {
   let file;
@@ -334,26 +330,6 @@ function tokenFromStdin(text: string): string | undefined {
 
 /** The node's display name goes to Core and into output: one line of at most 200 characters,
  *  no control or bidi characters (SEC-04, SEC-09; Core refuses control characters too). */
-export function nameArg(value: string): string {
-  if (value.trim() === '' || value.length > 200 || escapeControls(value) !== value)
-    throw new UsageError(
-      '--name must be 1 to 200 characters without control characters (default: the host name)',
-    );
-  return value;
-}
-
 function refuseTokenInEnvironment(): never {
   throw oacError('token_in_environment');
-}
-
-/** HOST-11: an absolute, normalised path that systemd's ReadWritePaths= and a shell line can
- *  carry as is (no spaces, `%`, `$`, quotes or `..`). */
-export function checkpointRootArg(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const plain = /^(\/[A-Za-z0-9._@+-]+)+$/.test(value);
-  if (!plain || value.split('/').some((part) => part === '.' || part === '..'))
-    throw new UsageError(
-      '--checkpoint-root must be an absolute path of [A-Za-z0-9._@+-] names, without . or .. (such as /srv/oac-checkpoints)',
-    );
-  return value;
 }
