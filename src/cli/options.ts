@@ -46,7 +46,8 @@ function valueOf<T>(schema: z.ZodType<T>, value: unknown, line: string): T {
   throw new UsageError(line);
 }
 
-/** --name: what Core shows for the node; printed and sent as is, so no control character. */
+/** --name: the node's display name goes to Core and into output: one line of at most 200
+ *  characters, no control or bidi characters (SEC-04, SEC-09; Core refuses control characters too). */
 const nodeName = z
   .string()
   .max(200)
@@ -78,7 +79,8 @@ export function checkpointRootArg(value: string | undefined): string | undefined
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 
-/** --manifest-sha256 goes with --bundle, and only with it (OFFLINE-01). */
+/** --manifest-sha256 goes with --bundle, and only with it (OFFLINE-01): a bundle is trusted
+ *  through the SHA-256 of its manifest that the command names. */
 export function manifestSha256Arg(bundle: string | undefined, sha256: string | undefined): string {
   if (bundle === undefined && sha256 !== undefined)
     throw new UsageError('--manifest-sha256 goes with --bundle');

@@ -382,11 +382,15 @@ test('FLEET-01 issue #25 the role returns the node ID as the fact oac_node_id, a
 test("FLEET-01 issue #25 the role takes the console's oac-node.gz URL: unpacked on the host, checked by the executable's SHA-256, fetched once", async () => {
   const c = makeCase();
   let requests = 0;
+  let wrongContent = false;
   const server = createServer((req, res) => {
     requests += 1;
     if (req.url !== '/node-install/oac-node.gz') return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/gzip' });
-    res.end(gzipSync(readFileSync(join(c.dir, 'installer'))));
+    const installer = readFileSync(join(c.dir, 'installer'));
+    res.end(
+      gzipSync(wrongContent ? Buffer.concat([installer, Buffer.from('# changed\n')]) : installer),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
@@ -396,13 +400,28 @@ test("FLEET-01 issue #25 the role takes the console's oac-node.gz URL: unpacked 
     assert.equal(first.status, 0, first.output);
     assert.equal(requests, 1);
     assert.ok(report(c, 'token-sha256') !== undefined, 'the unpacked installer ran');
-    const kept = readdirSync(join(c.dir, 'bootstrap'));
+    // The line's lock file is shared with it: the role takes the same lock.
+    const kept = readdirSync(join(c.dir, 'bootstrap')).filter((n) => n !== 'lock');
     assert.equal(kept.length, 1, `only the installer, named by its checksum: ${kept.join(' ')}`);
     assert.equal(statSync(join(c.dir, 'bootstrap', kept[0] ?? '')).mode & 0o7777, 0o700);
     const again = await runRole(c, { installerUrl });
     assert.equal(again.status, 0, again.output);
     assert.equal(requests, 1, 'a rerun finds the installer in place and downloads nothing');
     assertTokenNowhere(c, again);
+
+    // Another executable behind the URL: refused before it takes the checksum's name, and
+    // nothing of it stays (no .gz, no part file, no file named by the checksum).
+    rmSync(join(c.dir, 'bootstrap'), { recursive: true });
+    rmSync(join(c.dir, 'report', 'token-sha256'));
+    wrongContent = true;
+    const wrong = await runRole(c, { installerUrl });
+    assert.notEqual(wrong.status, 0, wrong.output);
+    assert.match(wrong.output, /the unpacked installer does not match oac_node_installer_sha256/);
+    assert.deepEqual(
+      readdirSync(join(c.dir, 'bootstrap')).filter((n) => n !== 'lock'),
+      [],
+    );
+    assert.equal(report(c, 'token-sha256'), undefined, 'the wrong installer never ran');
   } finally {
     server.close();
   }

@@ -284,7 +284,6 @@ export function corePinArg(
   return parseCorePin(value, coreOrigin);
 }
 
-/** OFFLINE-01: a bundle is trusted through the SHA-256 of its manifest that the command names. */
 /** The operator's bundle, open for the whole run (the node half reads it by descriptor). */
 export async function openBundle(path: string): Promise<Bundle & { close(): Promise<void> }> {
   let file;
@@ -328,8 +327,6 @@ function tokenFromStdin(text: string): string | undefined {
   return token;
 }
 
-/** The node's display name goes to Core and into output: one line of at most 200 characters,
- *  no control or bidi characters (SEC-04, SEC-09; Core refuses control characters too). */
 function refuseTokenInEnvironment(): never {
   throw oacError('token_in_environment');
 }
