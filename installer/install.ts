@@ -4,7 +4,7 @@
 // that already matches (RERUN-01); --dry-run prints the diffs and changes nothing (DECL-03).
 import { envFileKey, newEnvFileKey, readEnvFile } from '../records/env-file.ts';
 import { Journal } from '../records/journal.ts';
-import { desired } from '../src/installation/desired.ts';
+import { installationDesired, nodePart, rootView } from '../src/installation/desired.ts';
 import type { Emit, EngineEvent } from '../src/core/events.ts';
 import { readNodeIdentity } from '../src/installation/node-state.ts';
 import { stopIfAborted } from '../src/core/interrupted.ts';
@@ -19,7 +19,7 @@ import { NODE_HOME, NODE_USER, layout, type Layout } from '../src/layout.ts';
 import { oacError } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
-import { stageRelease } from '../src/installation/node-half.ts';
+import { prepareRequest, stageRelease } from '../src/installation/node-half.ts';
 import { isActive } from '../src/host/systemd.ts';
 import { beforeForcedExit, startUnitDetached } from '../src/host/exit-hooks.ts';
 import { changes } from '../src/core/step.ts';
@@ -248,19 +248,34 @@ async function reconcileInstallation(
   if (configuration === undefined || providerGroup === undefined)
     throw new Error('preflight learns the configuration and the provider group');
   const installerSha256 = await selfSha256(journal);
-  const resources = desired({
-    layout: names,
-    provider: configuration.provider,
-    group: providerGroup.name,
-    coreUrl: req.coreUrl,
-    corePin: req.corePin ?? null,
-    checkpointRoot: req.checkpointRoot,
-    proxyEnv: req.proxyEnv,
-    envKey: await envKeyOf(host, names),
-    // The running installer: hashed only when its stamp changed since a run hashed it.
-    program: { source: process.execPath, sha256: installerSha256 },
-  });
-  const node = { ...req, configuration, providerGroup };
+  // The one desired value (DECL-01): root's resources and the node account's part, declared
+  // from the same request the node half gets (in the layout's paths) and the release it reads.
+  const nodeInputs = { ...req, configuration, providerGroup };
+  const request = prepareRequest(
+    { host, layout: names, node: nodeInputs },
+    { dryRun: true, mapped: false },
+  );
+  const manifest = await releaseManifest(ctx, configuration);
+  const items = installationDesired(
+    {
+      layout: names,
+      provider: configuration.provider,
+      group: providerGroup.name,
+      coreUrl: req.coreUrl,
+      corePin: req.corePin ?? null,
+      checkpointRoot: req.checkpointRoot,
+      proxyEnv: req.proxyEnv,
+      envKey: await envKeyOf(host, names),
+      // The running installer: hashed only when its stamp changed since a run hashed it.
+      program: { source: process.execPath, sha256: installerSha256 },
+    },
+    { request, manifest },
+  );
+  const resources = rootView(items);
+  // What root does not plan itself of the node account's part (it records and probes the
+  // node's directories, network and store as its own steps).
+  const part = nodePart(items.filter((i) => i.account === 'root' || !i.recorded));
+  const node = { ...nodeInputs, part };
   const driverCtx = { host, layout: names, journal, emit, node, signal: req.signal };
   const wanted = new Set(resources.map((r) => r.key));
   const stale = recordedResources(names, journal.snapshot).filter((r) => !wanted.has(r.key));

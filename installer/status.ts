@@ -104,7 +104,7 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
     }
     return { key: r.key, kind: r.kind, name: nameOf(r), ownership, ...judge(r, ownership, action) };
   });
-  const resources = [...rootResources, ...nodeHalf.resources];
+  const resources = merged(rootResources, nodeHalf.resources);
   const problems = resources
     .filter((r) => r.state !== 'present')
     .map((r) => `${r.kind} ${r.name}: ${r.detail ?? r.state}`);
@@ -124,6 +124,22 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
     core,
     problems,
   };
+}
+
+/** One row per resource of the installation's one value (DECL-01): a resource root records and
+ *  the node half also planned (its directories, network, store) is one row, in the worse of
+ *  the two states (root's probe, the node account's view). */
+function merged(root: ResourceStatus[], node: ResourceStatus[]): ResourceStatus[] {
+  const rows = [...root];
+  const rank = { present: 0, drifted: 1, missing: 2 } as const;
+  for (const row of node) {
+    const at = rows.findIndex((r) => `node:${r.key}` === row.key);
+    const there = rows[at];
+    if (there === undefined) rows.push(row);
+    else if (rank[row.state] > rank[there.state])
+      rows[at] = { ...there, state: row.state, ...(row.detail ? { detail: row.detail } : {}) };
+  }
+  return rows;
 }
 
 /** The node half's plan with nothing applied, or why it could not be made (no registered node,

@@ -5,6 +5,7 @@ import type { DriverContext } from '../resources/driver.ts';
 import type { ResourceOf } from '../resources/resources.ts';
 import type { Bundle } from '../bundle/bundle.ts';
 import type { NodeConfiguration } from '../net/core-schemas.ts';
+import type { NodeResource } from '../node/drivers/context.ts';
 
 export interface RootContext extends DriverContext {
   journal: Journal;
@@ -35,4 +36,8 @@ export interface NodeHalfInputs {
   bundle?: Bundle;
   /** OFFLINE-01: only stage the bundle's release for the running node's rollout. */
   stage?: boolean;
+  /** The node account's part of the installation's desired value (src/installation/desired.ts)
+   *  that root does not record (those are root's own steps), in the layout's paths: root plans
+   *  it itself before the node program is installed (src/installation/node-half-first.ts). */
+  part?: NodeResource[];
 }

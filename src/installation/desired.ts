@@ -5,25 +5,36 @@
 // start from it and fill in what the journal recorded, so no command re-derives intent.
 import {
   DOCKER_SOCKET,
-  NODE_DIRS,
   NODE_HOME,
   NODE_UID,
   NODE_USER,
-  NETWORK_LABEL,
   NOLOGIN,
   PATH_COMMAND,
   PROGRAM_ROOT,
   PROVIDER_GROUPS,
+  layout as layoutOf,
+  parseInstallationId,
   type Layout,
 } from '../layout.ts';
 import { envFileDigest, renderEnvFile } from '../../records/env-file.ts';
 import type { DirectoryResource, ServiceResource } from '../resources/resources.ts';
 import type { RootResource } from './context.ts';
+import type { NodeResource } from '../node/drivers/context.ts';
+import type { PrepareRequest } from '../node/prepare-request.ts';
+import type { ReleaseManifest } from '../net/release-manifest.ts';
+import { KEYS } from './keys.ts';
+import {
+  nodeAccountShape,
+  nodeHalfDesired,
+  type NodeAccountPaths,
+  type Provider,
+} from './node-desired.ts';
 import { renderUnit } from '../resources/unit-file.ts';
 import { PATH_COMMAND_MARK, renderPathCommand } from '../resources/path-command.ts';
 import { sha256 } from '../resources/sha256.ts';
 
-export type Provider = 'docker' | 'microsandbox';
+export { KEYS } from './keys.ts';
+export { nodeDir, type Provider } from './node-desired.ts';
 
 export interface Shape {
   /** Undefined when not known (uninstall without a record): both providers' resources. */
@@ -49,31 +60,100 @@ export interface DesiredInputs {
   program: { source: string; sha256: string };
 }
 
-export const KEYS = {
-  account: `account:${NODE_USER}`,
-  membership: (group: string) => `group-membership:${group}`,
-  home: 'directory:home',
-  programRoot: 'directory:program-root',
-  programDir: 'directory:program',
-  program: 'program',
-  pathCommand: 'path-command',
-  nodeDirs: ['directory:.oac', 'directory:.oac/nodes'] as const,
-  state: 'state',
-  network: 'network',
-  store: 'store',
-  node: 'node',
-  envFile: 'proxy-settings',
-  unit: 'unit',
-  service: 'service',
-} as const;
+/** One item of the installation's desired value: a resource and the account that applies it.
+ *  Root applies its own; the node half (`oac-node _prepare`, HOST-08) applies the node
+ *  account's, and reports its plan for them to root as data. Of the node account's, root
+ *  records (and uninstall removes) the ones `recorded` marks: the node's directories, its
+ *  network and its store; the rest lie inside them. */
+export type DesiredItem =
+  | { account: 'root'; resource: RootResource }
+  | { account: 'oac-node'; resource: NodeResource; recorded: boolean };
 
-/** Every resource of an installation, in the order install applies them (uninstall reverses
- *  it), with identities and no content. */
+/** The node half's part of an install's value: its request (as root sends it) and the release. */
+export interface NodePartInputs {
+  request: PrepareRequest;
+  manifest: ReleaseManifest;
+}
+
+/** The installation's desired value (DECL-01): every resource, root's and the node account's,
+ *  in the order install applies them (uninstall reverses it). Without `node` (status,
+ *  uninstall, or root before it knows the release), the node account's part is what root
+ *  records of it, which needs no release. */
+export function installationDesired(inputs: DesiredInputs, node?: NodePartInputs): DesiredItem[] {
+  const shape = { provider: inputs.provider, groups: [inputs.group] };
+  const part =
+    node === undefined
+      ? nodeAccountShape(layoutPaths(inputs.layout), inputs.provider)
+      : nodeHalfDesired(node.request, node.manifest);
+  return [
+    ...filled(rootHead(inputs.layout, shape), inputs),
+    ...nodeItems(part, inputs.provider),
+    ...filled(rootTail(inputs.layout, shape), inputs),
+  ];
+}
+
+/** Root's view of the value: its own resources, the node account's it records, and one step
+ *  after them where the node half runs (it applies the whole of its part in one child). */
+export function rootView(items: DesiredItem[]): RootResource[] {
+  const last = items.findLastIndex((i) => i.account === 'oac-node');
+  return items.flatMap((item, index): RootResource[] => {
+    const own = item.account === 'root' || item.recorded ? [item.resource as RootResource] : [];
+    return index === last ? [...own, NODE_STEP] : own;
+  });
+}
+
+/** The node account's part of the value: what `oac-node _prepare` reconciles. */
+export function nodePart(items: DesiredItem[]): NodeResource[] {
+  return items.flatMap((i) => (i.account === 'oac-node' ? [i.resource] : []));
+}
+
+/** Every resource of an installation as root sees it, in the order install applies them
+ *  (uninstall reverses it), with identities and no content: the value without its inputs. */
 export function resourceShape(layout: Layout, shape: Shape): RootResource[] {
+  return rootView([
+    ...rootHead(layout, shape).map(asRoot),
+    ...nodeItems(nodeAccountShape(layoutPaths(layout), shape.provider), shape.provider),
+    ...rootTail(layout, shape).map(asRoot),
+  ]);
+}
+
+const asRoot = (resource: RootResource): DesiredItem => ({ account: 'root', resource });
+
+function nodeItems(part: NodeResource[], provider: Provider | undefined): DesiredItem[] {
+  const recorded = new Set(nodeAccountShape(layoutPaths(undefined), provider).map((r) => r.key));
+  return part.map((resource) => ({
+    account: 'oac-node',
+    resource,
+    recorded: recorded.has(resource.key),
+  }));
+}
+
+/** The node half's run, in root's view (its driver: src/installation/node-half.ts). */
+const NODE_STEP: RootResource = {
+  kind: 'node',
+  key: KEYS.node,
+  phase: 'prepare',
+  title: 'Node files, Runtime image, network and registration (as oac-node)',
+};
+
+function layoutPaths(layout: Layout | undefined): NodeAccountPaths {
+  const names = layout ?? LAYOUT_FOR_KEYS;
+  return {
+    installationId: names.id,
+    stateDir: names.stateDir,
+    store: names.store,
+    socket: DOCKER_SOCKET,
+  };
+}
+
+/** Any installation's layout: the keys of the node account's recorded resources are the same
+ *  for every installation. */
+const LAYOUT_FOR_KEYS = layoutOf(parseInstallationId('keys'));
+
+/** Root's resources before the node half: the account, its groups, home and the program. */
+function rootHead(layout: Layout, shape: Shape): RootResource[] {
   const groups = shape.groups ?? Object.values(PROVIDER_GROUPS);
-  const docker = shape.provider !== 'microsandbox';
-  const microsandbox = shape.provider !== 'docker';
-  const list: RootResource[] = [
+  return [
     {
       kind: 'account',
       key: KEYS.account,
@@ -120,34 +200,13 @@ export function resourceShape(layout: Layout, shape: Shape): RootResource[] {
       mode: 0o755,
       mark: PATH_COMMAND_MARK,
     },
-    nodeDir(KEYS.nodeDirs[0], 'Node directories', NODE_DIRS[0], 'empty'),
-    nodeDir(KEYS.nodeDirs[1], 'Node directories', NODE_DIRS[1], 'empty'),
-    nodeDir(KEYS.state, 'Node state directory', layout.stateDir, 'tree'),
   ];
-  if (docker)
-    list.push({
-      kind: 'network',
-      key: KEYS.network,
-      phase: 'prepare',
-      title: 'Docker network',
-      name: layout.network,
-      socket: DOCKER_SOCKET,
-      label: { key: NETWORK_LABEL, value: layout.id },
-    });
-  if (microsandbox)
-    list.push({
-      ...nodeDir(KEYS.store, 'microsandbox store', layout.store, 'tree'),
-      // UNI-05: a store kept (Core has not confirmed the node's removal) keeps its owner and
-      // the directories it lies in (home/.oac/m: not .oac/nodes).
-      needs: [KEYS.account, KEYS.home, KEYS.nodeDirs[0]],
-    });
-  list.push(
-    {
-      kind: 'node',
-      key: KEYS.node,
-      phase: 'prepare',
-      title: 'Node files, Runtime image, network and registration (as oac-node)',
-    },
+}
+
+/** Root's resources after the node half: the proxy settings, the unit and the service. */
+function rootTail(layout: Layout, shape: Shape): RootResource[] {
+  const groups = shape.groups ?? Object.values(PROVIDER_GROUPS);
+  return [
     {
       kind: 'file',
       key: KEYS.envFile,
@@ -173,12 +232,16 @@ export function resourceShape(layout: Layout, shape: Shape): RootResource[] {
       unit: layout.unitName,
       reads: [...groups.map(KEYS.membership), KEYS.program, KEYS.envFile, KEYS.unit],
     },
-  );
-  return list;
+  ];
 }
 
-/** What an install wants: the shape with every property filled in. */
-export function desired(inputs: DesiredInputs): RootResource[] {
+/** What an install wants, in root's view (its plan's resources): every property filled in. */
+export function desired(inputs: DesiredInputs, node?: NodePartInputs): RootResource[] {
+  return rootView(installationDesired(inputs, node));
+}
+
+/** Root's resources with every property an install knows filled in. */
+function filled(resources: RootResource[], inputs: DesiredInputs): DesiredItem[] {
   const { layout } = inputs;
   const unit = renderUnit({
     layout,
@@ -194,17 +257,17 @@ export function desired(inputs: DesiredInputs): RootResource[] {
     env: env === undefined ? null : (envFileDigest(env) ?? null),
     program: inputs.program.sha256,
   };
-  return resourceShape(layout, { provider: inputs.provider, groups: [inputs.group] }).map((r) => {
+  return resources.map((r) => {
     if (r.key === KEYS.program && r.kind === 'file')
-      return { ...r, sha256: digests.program, copyFrom: inputs.program.source };
+      return asRoot({ ...r, sha256: digests.program, copyFrom: inputs.program.source });
     if (r.key === KEYS.pathCommand && r.kind === 'file')
-      return { ...r, sha256: sha256(pathCommand), content: pathCommand };
+      return asRoot({ ...r, sha256: sha256(pathCommand), content: pathCommand });
     if (r.key === KEYS.envFile && r.kind === 'file')
-      return { ...r, sha256: digests.env, ...(env === undefined ? {} : { content: env }) };
-    if (r.kind === 'unit') return { ...r, sha256: digests.unit, content: unit };
+      return asRoot({ ...r, sha256: digests.env, ...(env === undefined ? {} : { content: env }) });
+    if (r.kind === 'unit') return asRoot({ ...r, sha256: digests.unit, content: unit });
     if (r.kind === 'service')
-      return { ...r, inputs: serviceInputs(r, digests, inputs.group, inputs.corePin) };
-    return r;
+      return asRoot({ ...r, inputs: serviceInputs(r, digests, inputs.group, inputs.corePin) });
+    return asRoot(r);
   });
 }
 
@@ -232,24 +295,4 @@ function rootDir(
   removal: 'tree' | 'empty',
 ): DirectoryResource {
   return { kind: 'directory', key, phase, title, path, mode, madeBy: 'root', ownedByNode, removal };
-}
-
-/** A directory the node half makes for itself, 0700 (HOST-04), as its own user: no chown. */
-export function nodeDir(
-  key: string,
-  title: string,
-  path: string,
-  removal: 'tree' | 'empty' = 'tree',
-): DirectoryResource {
-  return {
-    kind: 'directory',
-    key,
-    phase: 'prepare',
-    title,
-    path,
-    mode: 0o700,
-    madeBy: 'node',
-    ownedByNode: false,
-    removal,
-  };
 }

@@ -4,18 +4,14 @@
 // the store with its runtime home and checkpoints, and the image imported into the store; then
 // the provider file and the registration. It reconciles these with the same loop and drivers as
 // root (src/installation/reconcile.ts), without a journal: root records what of it can be removed.
-import { join } from 'node:path';
-import { nodeDir } from './desired.ts';
+import { dirname, join } from 'node:path';
 import type { NodeResource } from '../node/drivers/context.ts';
-import { NETWORK_LABEL } from '../layout.ts';
+import { NETWORK_LABEL, layout as layoutOf, parseInstallationId } from '../layout.ts';
+import type { DirectoryResource, NetworkResource } from '../resources/resources.ts';
+import { KEYS } from './keys.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
 import { runtimeImageFile } from '../node/node-files.ts';
-import {
-  dockerSocket,
-  networkName,
-  preparePaths,
-  type PrepareContext,
-} from '../node/prepare-context.ts';
+import { dockerSocket, preparePaths, type PrepareContext } from '../node/prepare-context.ts';
 import {
   MICROSANDBOX_KINDS,
   fileOf,
@@ -25,14 +21,28 @@ import {
 import type { PrepareRequest } from '../node/prepare-request.ts';
 import { providerFileText } from '../node/provider-file-text.ts';
 
+export type Provider = 'docker' | 'microsandbox';
+
+/** The node account's part of the installation's value (desired.ts holds the whole): its
+ *  recorded resources first (nodeAccountShape), each of the release's files and images in the
+ *  directory it lies in, then the provider file and the registration. */
 export function nodeHalfDesired(req: PrepareRequest, manifest: ReleaseManifest): NodeResource[] {
   const paths = preparePaths(req);
+  const provider = req.configuration.provider;
+  const shape = nodeAccountShape(requestPaths(req), provider);
+  const recorded = (key: string) => shape.filter((r) => r.key === key);
   const list: NodeResource[] = [
-    nodeDir('state', 'Node state directory', req.state_dir),
+    ...recorded(KEYS.nodeDirs[0]),
+    ...recorded(KEYS.nodeDirs[1]),
+    ...recorded(KEYS.state),
     nodeDir('files', 'Node files directory', paths.files),
-    ...(req.configuration.provider === 'docker'
-      ? dockerResources(req, manifest)
-      : microsandboxResources(req, manifest)),
+    ...(provider === 'docker'
+      ? [dockerImage(req, manifest), ...recorded(KEYS.network)]
+      : [
+          ...microsandboxFiles(req, manifest),
+          ...recorded(KEYS.store),
+          ...storeResources(req, manifest),
+        ]),
   ];
   const ctx: PrepareContext = { req, manifest };
   list.push(
@@ -60,6 +70,79 @@ export function nodeHalfDesired(req: PrepareRequest, manifest: ReleaseManifest):
   return list;
 }
 
+/** The request's paths: this host's, as root mapped them (`--root` included). */
+function requestPaths(req: PrepareRequest): NodeAccountPaths {
+  return {
+    installationId: req.installation_id,
+    stateDir: req.state_dir,
+    store: req.store_dir,
+    socket: dockerSocket(req),
+  };
+}
+
+/** Where the node account's recorded resources lie: the layout's paths (root), or the ones the
+ *  request maps them to (the node half, under `--root`). */
+export interface NodeAccountPaths {
+  installationId: string;
+  stateDir: string;
+  store: string;
+  /** The Docker socket the network is made through. */
+  socket: string;
+}
+
+/** The node account's resources root records (uninstall removes them), declared here once:
+ *  the node half makes them (HOST-08) as the first items of its part, and root's view holds
+ *  the same items. Undefined provider: both providers' (uninstall without a record). */
+export function nodeAccountShape(
+  paths: NodeAccountPaths,
+  provider: Provider | undefined,
+): (DirectoryResource | NetworkResource)[] {
+  const nodes = dirname(paths.stateDir);
+  const list: (DirectoryResource | NetworkResource)[] = [
+    nodeDir(KEYS.nodeDirs[0], 'Node directories', dirname(nodes), 'empty'),
+    nodeDir(KEYS.nodeDirs[1], 'Node directories', nodes, 'empty'),
+    nodeDir(KEYS.state, 'Node state directory', paths.stateDir, 'tree'),
+  ];
+  if (provider !== 'microsandbox')
+    list.push({
+      kind: 'network',
+      key: KEYS.network,
+      phase: 'prepare',
+      title: 'Docker network',
+      name: layoutOf(parseInstallationId(paths.installationId)).network,
+      socket: paths.socket,
+      label: { key: NETWORK_LABEL, value: paths.installationId },
+    });
+  if (provider !== 'docker')
+    list.push({
+      ...nodeDir(KEYS.store, 'microsandbox store', paths.store, 'tree'),
+      // UNI-05: a store kept (Core has not confirmed the node's removal) keeps its owner and
+      // the directories it lies in (home/.oac/m: not .oac/nodes).
+      needs: [KEYS.account, KEYS.home, KEYS.nodeDirs[0]],
+    });
+  return list;
+}
+
+/** A directory the node half makes for itself, 0700 (HOST-04), as its own user: no chown. */
+export function nodeDir(
+  key: string,
+  title: string,
+  path: string,
+  removal: 'tree' | 'empty' = 'tree',
+): DirectoryResource {
+  return {
+    kind: 'directory',
+    key,
+    phase: 'prepare',
+    title,
+    path,
+    mode: 0o700,
+    madeBy: 'node',
+    ownedByNode: false,
+    removal,
+  };
+}
+
 /** What a new generation needs before the node can serve it (the rollout): everything but the
  *  provider file (switched by the rollout itself) and the registration. */
 export function generationResources(
@@ -71,53 +154,42 @@ export function generationResources(
   );
 }
 
-function dockerResources(req: PrepareRequest, manifest: ReleaseManifest): NodeResource[] {
+function dockerImage(req: PrepareRequest, manifest: ReleaseManifest): NodeResource {
   const image = runtimeImageFile(manifest);
-  const socket = dockerSocket(req);
-  return [
-    {
-      kind: 'docker-image',
-      key: 'runtime',
-      phase: 'prepare',
-      title: 'Runtime image',
-      reference: image.image.reference,
-      ids: [image.image.id, image.image.manifest_digest].filter(
-        (x): x is string => x !== undefined,
-      ),
-      file: image.name,
-      socket,
-    },
-    {
-      kind: 'network',
-      key: 'network',
-      phase: 'prepare',
-      title: 'Docker network',
-      name: networkName(req.installation_id),
-      socket,
-      label: { key: NETWORK_LABEL, value: req.installation_id },
-    },
-  ];
+  return {
+    kind: 'docker-image',
+    key: 'runtime',
+    phase: 'prepare',
+    title: 'Runtime image',
+    reference: image.image.reference,
+    ids: [image.image.id, image.image.manifest_digest].filter((x): x is string => x !== undefined),
+    file: image.name,
+    socket: dockerSocket(req),
+  };
 }
 
-function microsandboxResources(req: PrepareRequest, manifest: ReleaseManifest): NodeResource[] {
+function microsandboxFiles(req: PrepareRequest, manifest: ReleaseManifest): NodeResource[] {
   const files = preparePaths(req).files;
+  return MICROSANDBOX_KINDS.map((kind): NodeResource => {
+    const file = fileOf(manifest, kind);
+    return {
+      kind: 'node-file',
+      key: kind,
+      phase: 'prepare',
+      title: `microsandbox file ${file.name}`,
+      path: join(files, file.name),
+      file: file.name,
+      sha256: file.sha256,
+      executable: kind === 'microsandbox-helper',
+    };
+  });
+}
+
+/** Inside the store: its images, its runtime home, the checkpoints, and the imported image. */
+function storeResources(req: PrepareRequest, manifest: ReleaseManifest): NodeResource[] {
   const store = storePaths(req);
   const image = runtimeImageFile(manifest);
   return [
-    ...MICROSANDBOX_KINDS.map((kind): NodeResource => {
-      const file = fileOf(manifest, kind);
-      return {
-        kind: 'node-file',
-        key: kind,
-        phase: 'prepare',
-        title: `microsandbox file ${file.name}`,
-        path: join(files, file.name),
-        file: file.name,
-        sha256: file.sha256,
-        executable: kind === 'microsandbox-helper',
-      };
-    }),
-    nodeDir('store', 'microsandbox store', store.store),
     nodeDir('store-images', 'Store images', store.images),
     nodeDir('store-run', 'microsandbox runtime home', store.runtimeHome),
     req.checkpoint_root === null

@@ -21,7 +21,8 @@ import { PROGRESS_PHASES, type EngineEvent } from '../core/events.ts';
 import { interruptedError } from '../core/interrupted.ts';
 import { refusalError } from '../core/refusal.ts';
 import { MESSAGES, hint, oacError, type MessageCode } from '../messages.ts';
-import { ACTION_KINDS, OUTCOMES, changes, type Action } from '../core/step.ts';
+import { ACTION_KINDS, OUTCOMES, changes, type Action, type Refusal } from '../core/step.ts';
+import { firstInstallSteps } from './node-half-first.ts';
 import * as z from 'zod';
 
 /** A bound on what root keeps of the child's events (a few per resource in practice). */
@@ -43,8 +44,10 @@ function stepsOf(events: EngineEvent[]): NodeHalfStep[] {
 const BUNDLE_CHILD_FD = 3;
 
 export interface NodeHalfActual {
-  /** The child's plans; undefined before the program is installed (a dry run on a new host). */
+  /** The child's plans; undefined before the program is installed (a new host). */
   planned: Action[] | undefined;
+  /** Before the program is installed: refusals root found in the node account's part itself. */
+  refusals?: Refusal[];
   /** The same, step by step, with each step's title (status lists them). */
   steps?: NodeHalfStep[];
 }
@@ -59,18 +62,26 @@ export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
   async probe(_r, ctx) {
     // Before the program is installed there is nothing of the node yet to ask about, and no
     // copy oac-node may run: everything would be created.
-    if (isSea() && (await ctx.host.lstat(ctx.layout.program)) === undefined)
-      return { planned: undefined };
+    if (isSea() && (await ctx.host.lstat(ctx.layout.program)) === undefined) {
+      const part = ctx.node.part;
+      if (part === undefined) return { planned: undefined };
+      const steps = await firstInstallSteps(ctx, part, await nodeIds(ctx.host));
+      return { planned: undefined, steps, refusals: steps.flatMap((s) => s.action.refusals ?? []) };
+    }
     // A refused plan is the child's answer, not its failure: its refusals become root's.
     const events = await runChild(ctx, true, () => undefined, { refusalsAnswer: true });
     const steps = stepsOf(events);
     return { planned: steps.map((s) => s.action), steps };
   },
   exists: () => true,
-  diff(_r, { planned }, earlier) {
-    // Refusals first: what the installed program refuses stops the run before anything is
-    // written, an upgrade included (the new program would find the same host).
-    const refusals = (planned ?? []).flatMap((a) => a.refusals ?? []);
+  diff(_r, { planned, refusals: firstRefusals }, earlier) {
+    // Refusals first: what the installed program refuses (or, before it is installed, what
+    // root found) stops the run before anything is written, an upgrade included (the new
+    // program would find the same host).
+    const refusals = [
+      ...(planned ?? []).flatMap((a) => a.refusals ?? []),
+      ...(firstRefusals ?? []),
+    ];
     if (refusals.length > 0)
       return {
         kind: 'refuse',
@@ -109,6 +120,43 @@ export async function stageRelease(ctx: InstallContext, dryRun: boolean): Promis
   return events.flatMap((e) => (e.type === 'step-plan' ? [e.action] : []));
 }
 
+/** The request root sends the node half. `mapped`: its paths as this host's (`--root`
+ *  included), as the child gets them; otherwise the layout's, as the installation's desired
+ *  value declares them (src/installation/desired.ts). The token only when the child applies. */
+export function prepareRequest(
+  ctx: Pick<InstallContext, 'host' | 'layout' | 'node'>,
+  options: { dryRun: boolean; mapped: boolean },
+): PrepareRequest {
+  const { layout, node } = ctx;
+  const path = (p: string) => (options.mapped ? ctx.host.path(p) : p);
+  return {
+    installation_id: layout.id,
+    core_url: node.coreUrl,
+    core_pin: node.corePin ?? null,
+    console_url: node.coreUrl,
+    name: node.name,
+    token: options.dryRun ? null : (node.token ?? null),
+    configuration: node.configuration,
+    state_dir: path(layout.stateDir),
+    store_dir: path(layout.store),
+    checkpoint_root: node.checkpointRoot === undefined ? null : path(node.checkpointRoot),
+    docker_host: `unix://${path(DOCKER_SOCKET)}`,
+    proxy_env: node.proxyEnv,
+    bundle:
+      node.bundle === undefined
+        ? null
+        : { fd: BUNDLE_CHILD_FD, label: node.bundle.label, manifest: node.bundle.manifest },
+    stage: node.stage === true,
+    dry_run: options.dryRun,
+  };
+}
+
+/** The node account's IDs; before it exists (a new host), the ones it will get. */
+async function nodeIds(host: InstallContext['host']): Promise<{ uid: number; gid: number }> {
+  const user = (await readPasswd(host)).find((u) => u.name === NODE_USER);
+  return user ?? { uid: NODE_UID, gid: NODE_UID };
+}
+
 async function runChild(
   ctx: InstallContext,
   dryRun: boolean,
@@ -120,29 +168,8 @@ async function runChild(
   // only an install's carries the node half's inputs, and only install plans this step.
   if ((node as NodeHalfInputs | undefined) === undefined)
     throw new Error('the node half runs only in an install (no node half inputs)');
-  // Before the account exists (a dry run on a new host) its IDs are still the ones it will get.
-  const user = (await readPasswd(host)).find((u) => u.name === NODE_USER);
-  const ids = user ?? { uid: NODE_UID, gid: NODE_UID };
-  const request: PrepareRequest = {
-    installation_id: layout.id,
-    core_url: node.coreUrl,
-    core_pin: node.corePin ?? null,
-    console_url: node.coreUrl,
-    name: node.name,
-    token: dryRun ? null : (node.token ?? null),
-    configuration: node.configuration,
-    state_dir: host.path(layout.stateDir),
-    store_dir: host.path(layout.store),
-    checkpoint_root: node.checkpointRoot === undefined ? null : host.path(node.checkpointRoot),
-    docker_host: `unix://${host.path(DOCKER_SOCKET)}`,
-    proxy_env: node.proxyEnv,
-    bundle:
-      node.bundle === undefined
-        ? null
-        : { fd: BUNDLE_CHILD_FD, label: node.bundle.label, manifest: node.bundle.manifest },
-    stage: node.stage === true,
-    dry_run: dryRun,
-  };
+  const ids = await nodeIds(host);
+  const request = prepareRequest(ctx, { dryRun, mapped: true });
   // The installed program (readable by oac-node), not root's private copy; tsx in development.
   const self = isSea()
     ? { command: host.path(layout.program), args: ['_prepare'] }

@@ -67,6 +67,9 @@ test('HOST-04 HOST-08 DL-06 microsandbox: verified files, the store and the impo
   const first = await prepare(req);
   assert.equal(first.status, 0, first.stderr + JSON.stringify(first.events));
   assert.deepEqual(outcomes(first), {
+    // The directories it lies in: the fixture's scratch tree has them already.
+    'directory:.oac': 'unchanged',
+    'directory:.oac/nodes': 'unchanged',
     state: 'created',
     files: 'created',
     'microsandbox-runtime': 'created',

@@ -45,6 +45,9 @@ test('HOST-08 _prepare as oac-node: state, image, network, provider file, regist
   const first = await prepare(request);
   assert.equal(first.status, 0, first.stderr + JSON.stringify(first.events));
   assert.deepEqual(outcomes(first), {
+    // The directories it lies in: the fixture's scratch tree has them already.
+    'directory:.oac': 'unchanged',
+    'directory:.oac/nodes': 'unchanged',
     state: 'created',
     files: 'created',
     runtime: 'created',
@@ -93,6 +96,8 @@ test('HOST-08 _prepare as oac-node: state, image, network, provider file, regist
   const second = await prepare({ ...request, token: null });
   assert.equal(second.status, 0, second.stderr);
   assert.deepEqual(outcomes(second), {
+    'directory:.oac': 'unchanged',
+    'directory:.oac/nodes': 'unchanged',
     state: 'unchanged',
     files: 'unchanged',
     runtime: 'unchanged',

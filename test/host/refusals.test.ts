@@ -481,3 +481,29 @@ async function withDockerd(
     rmSync(scratch, { recursive: true, force: true });
   }
 }
+
+test("HOST-08 DECL-01 issue #23: on a new host the node account's part is planned before any write: a node directory's path taken is refused with root's own refusals, all listed, nothing changed", async () => {
+  // A state directory left behind (its record lost) whose files directory is a file, and
+  // someone's own oac-node on PATH: the first is the node half's to find, the second root's.
+  const state = join(root, layout(CORE_ID).stateDir);
+  mkdirSync(state, { recursive: true });
+  writeFileSync(join(state, 'files'), 'not a directory');
+  writeFileSync(join(root, 'usr/local/sbin/oac-node'), '#!/bin/sh\necho mine\n', { mode: 0o755 });
+  await withDockerd('true', undefined, async (d) => {
+    const r = await refused(
+      /^oac-node: 2 problems stop this run; nothing was changed$/m,
+      async () =>
+        runExe(install(core.core_url, CORE_ID), {
+          stdin: `${await issueToken(core)}\n`,
+          prefix: d.enter([]),
+        }),
+      1,
+      { tree: d.view(root) },
+    );
+    assert.match(
+      r.stderr,
+      /\/usr\/local\/sbin\/oac-node is there, and oac-node's installer did not write it/,
+    );
+    assert.match(r.stderr, /\/files exists and is not a directory/);
+  });
+});

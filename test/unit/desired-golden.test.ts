@@ -1,7 +1,8 @@
-// Golden test of the desired value (DECL-01): root's `desired(...)` (src/installation/desired.ts) and
-// the node half's `nodeHalfDesired(...)` (src/installation/node-desired.ts) for fixed inputs, compared
-// with the checked-in files test/unit/golden/desired.json and node-half-desired.json: every
-// resource, in order, with every property, keys in order (the comparison is of the JSON text).
+// Golden test of the desired value (DECL-01): the installation's one value,
+// `installationDesired(...)` (src/installation/desired.ts: root's resources and the node
+// account's part, each item naming the account that applies it) for fixed inputs, compared with
+// the checked-in file test/unit/golden/installation-desired.json: every item, in order, with
+// every property, keys in order (the comparison is of the JSON text).
 // A change to what an installation wants must show up as a reviewed change to these files.
 //
 // To rewrite the golden files after an intended change (as systemd's and sysusers' golden tests
@@ -16,8 +17,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { nodeHalfDesired } from '../../src/installation/node-desired.ts';
-import { desired, type DesiredInputs } from '../../src/installation/desired.ts';
+import { installationDesired, type DesiredInputs } from '../../src/installation/desired.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { MANIFEST, PIN, nodeRequest } from './node-half-fixture.ts';
 
@@ -69,21 +69,25 @@ async function assertGolden(name: string, value: unknown): Promise<void> {
   assert.equal(actual, expected, `${name} differs: rerun with UPDATE_GOLDEN=1 if intended`);
 }
 
-test('DECL-01 golden: root wants these resources with these properties, for Docker and for microsandbox with a shared checkpoint store', async () => {
-  await assertGolden('desired.json', {
-    docker: desired(docker),
-    'microsandbox-checkpoint-root': desired(microsandboxWithCheckpointRoot),
-  });
-});
+const microsandbox: DesiredInputs = {
+  ...microsandboxWithCheckpointRoot,
+  checkpointRoot: undefined,
+};
 
-test('DECL-01 HOST-08 golden: the node half wants these resources with these properties, for Docker and for microsandbox (node-local and shared checkpoints)', async () => {
-  await assertGolden('node-half-desired.json', {
-    docker: nodeHalfDesired(nodeRequest('docker'), MANIFEST),
-    microsandbox: nodeHalfDesired(nodeRequest('microsandbox', { corePin: PIN }), MANIFEST),
-    'microsandbox-checkpoint-root': nodeHalfDesired(
-      nodeRequest('microsandbox', { checkpointRoot: '/srv/oac-checkpoints' }),
-      MANIFEST,
-    ),
+test('DECL-01 HOST-08 golden: the installation wants these resources, each applied by root or by the node account, for Docker and for microsandbox (node-local and shared checkpoints)', async () => {
+  await assertGolden('installation-desired.json', {
+    docker: installationDesired(docker, { request: nodeRequest('docker'), manifest: MANIFEST }),
+    microsandbox: installationDesired(microsandbox, {
+      request: nodeRequest('microsandbox', { corePin: PIN }),
+      manifest: MANIFEST,
+    }),
+    'microsandbox-checkpoint-root': installationDesired(microsandboxWithCheckpointRoot, {
+      request: nodeRequest('microsandbox', {
+        checkpointRoot: '/srv/oac-checkpoints',
+        corePin: PIN,
+      }),
+      manifest: MANIFEST,
+    }),
   });
 });
 

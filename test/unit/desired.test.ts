@@ -4,7 +4,16 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { desired, resourceShape, type DesiredInputs } from '../../src/installation/desired.ts';
+import {
+  desired,
+  installationDesired,
+  nodePart,
+  resourceShape,
+  rootView,
+  type DesiredInputs,
+} from '../../src/installation/desired.ts';
+import { nodeHalfDesired } from '../../src/installation/node-desired.ts';
+import { MANIFEST, nodeRequest } from './node-half-fixture.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 
 const names = layout(parseInstallationId('inst-1'));
@@ -145,4 +154,40 @@ test('TRUST-01 DECL-03 without a pin the service digest is the one nodes from be
     )
     .digest('hex');
   assert.equal(s?.kind === 'service' ? s.inputs : undefined, old);
+});
+
+test("DECL-01 HOST-08: one value for the whole installation: every key once, each item applied by one account, root recording the node account's directories, network and store; root's view and the node half's own list are parts of it", () => {
+  for (const provider of ['docker', 'microsandbox'] as const) {
+    const request = nodeRequest(provider);
+    const given = { ...inputs, provider, group: provider === 'docker' ? 'docker' : 'kvm' };
+    const items = installationDesired(given, { request, manifest: MANIFEST });
+    const keys = items.map((i) => i.resource.key);
+    assert.deepEqual(keys, [...new Set(keys)], `${provider}: a key declared twice`);
+    const byAccount = (account: string) =>
+      items.filter((i) => i.account === account).map((i) => i.resource.kind);
+    assert.ok(byAccount('root').every((k) => !['docker-image', 'registration'].includes(k)));
+    assert.ok(
+      byAccount('oac-node').every((k) => !['account', 'membership', 'unit', 'service'].includes(k)),
+    );
+    const recorded = items.flatMap((i) =>
+      i.account === 'oac-node' && i.recorded ? [i.resource.key] : [],
+    );
+    const own = provider === 'docker' ? 'network' : 'store';
+    assert.deepEqual(recorded, ['directory:.oac', 'directory:.oac/nodes', 'state', own]);
+    // The node half (as oac-node) reconciles exactly the value's part, computed by itself from
+    // the same request and release.
+    assert.deepEqual(nodePart(items), nodeHalfDesired(request, MANIFEST));
+    // Root's view: the same list as without the release, filled in (status and uninstall start
+    // from that shape).
+    const view = rootView(items).map((r) => r.key);
+    assert.deepEqual(
+      view,
+      desired(given).map((r) => r.key),
+    );
+    assert.deepEqual(
+      view,
+      resourceShape(names, { provider, groups: [given.group] }).map((r) => r.key),
+    );
+    assert.equal(view.indexOf('node'), view.indexOf(own) + 1, 'the node step follows its part');
+  }
 });

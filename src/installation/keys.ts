@@ -1,0 +1,21 @@
+// The journal's keys of an installation's resources (DECL-01): stable across releases, since a
+// journal written by one release is read by the next.
+import { NODE_USER } from '../layout.ts';
+
+export const KEYS = {
+  account: `account:${NODE_USER}`,
+  membership: (group: string) => `group-membership:${group}`,
+  home: 'directory:home',
+  programRoot: 'directory:program-root',
+  programDir: 'directory:program',
+  program: 'program',
+  pathCommand: 'path-command',
+  nodeDirs: ['directory:.oac', 'directory:.oac/nodes'] as const,
+  state: 'state',
+  network: 'network',
+  store: 'store',
+  node: 'node',
+  envFile: 'proxy-settings',
+  unit: 'unit',
+  service: 'service',
+} as const;
