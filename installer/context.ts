@@ -23,6 +23,8 @@ export interface InstallOptions {
   bundleManifestSha256?: string;
   /** OFFLINE-01: the bundle's absolute path, as a saved plan keeps it for `apply`. */
   bundlePath?: string;
+  /** UPG-01: an older program may replace the newer one the journal records. */
+  allowDowngrade?: boolean;
   /** The six proxy variables as the installer received them (DL-04, HOST-06). */
   proxyEnv: Record<string, string>;
 }

@@ -38,6 +38,8 @@ import {
   type SavedPlan,
 } from '../src/installation/saved-plan.ts';
 import { waitUntilReady } from './wait-ready.ts';
+import { refuseDowngrade } from './downgrade.ts';
+import { VERSION } from '../src/version.ts';
 
 export interface InstallRequest extends InstallOptions {
   root: string;
@@ -94,6 +96,7 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     // TRUST-01: from here on Core's origin trusts the pin alone, before the token is sent.
     pinOrigin(req.coreUrl, req.corePin);
     const journal = await Journal.open(host, req.installationId, req.coreUrl);
+    refuseDowngrade(journal, req.allowDowngrade === true);
     const ctx: InstallContext = {
       host,
       layout: names,
@@ -105,10 +108,12 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     await preflight(ctx, await authFor(ctx));
     stopIfAborted(req.signal);
     if (ctx.staging !== undefined) {
+      // DECL-05: such a run reconciles nothing (src/node/staged.ts); a plan made now would not
+      // be the installation's, and applying one would skip the rollout.
       if (req.planOut === true || req.savedPlan !== undefined)
-        throw oacError('plan_file_invalid', {
-          path: 'of this run',
-          problem: 'cannot be made while a bundle is staged for the running node',
+        throw oacError('plan_while_staging', {
+          release: ctx.configuration === undefined ? '?' : releaseOf(ctx.configuration),
+          generation: ctx.staging.generation,
         });
       return stageForRollout(ctx, req, ctx.staging.generation);
     }
@@ -267,7 +272,7 @@ async function reconcileInstallation(
       proxyEnv: req.proxyEnv,
       envKey: await envKeyOf(host, names),
       // The running installer: hashed only when its stamp changed since a run hashed it.
-      program: { source: process.execPath, sha256: installerSha256 },
+      program: { source: process.execPath, sha256: installerSha256, version: VERSION },
     },
     { request, manifest },
   );
@@ -343,6 +348,7 @@ function planOptionsOf(req: InstallRequest & { corePin: string | null }): PlanOp
     name: req.name,
     core_pin: req.corePin,
     checkpoint_root: req.checkpointRoot ?? null,
+    ...(req.allowDowngrade === true ? { allow_downgrade: true as const } : {}),
     bundle:
       req.bundle === undefined
         ? null

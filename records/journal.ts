@@ -38,8 +38,13 @@ const inputs = z.object({
 });
 export type JournalInputs = z.infer<typeof inputs>;
 
+/** The record format this installer reads and writes (format 1 is migrated when read). */
+const FORMAT = 2;
+/** A record of a format this installer does not know yet: a newer installer wrote it. */
+const newerFormat = z.object({ format: z.number().int().gt(FORMAT) });
+
 const journalSchema = z.object({
-  format: z.literal(2),
+  format: z.literal(FORMAT),
   installation_id: z.string().min(1),
   core_url: z.string().url(),
   created_at: z.string(),
@@ -80,6 +85,10 @@ async function loadJournal(
     throw error;
   });
   if (raw === undefined) return undefined;
+  // UPG-01: a newer installer's record is never read as damaged, nor rewritten in this format.
+  const newer = parseJsonWith(raw, newerFormat);
+  if (newer !== undefined)
+    throw oacError('journal_newer', { path: host.path(path), format: newer.format, ours: FORMAT });
   const current = parseJsonWith(raw, journalSchema);
   const data = current ?? migrateFormat1(raw, journalSchema);
   if (data === undefined || data.installation_id !== id) throw damaged(host, path);
@@ -137,7 +146,7 @@ export class Journal {
     if (existing !== undefined) return new Journal(host, id, existing.data, existing.migrated);
     const stamp = now.toISOString();
     const data: JournalData = {
-      format: 2,
+      format: FORMAT,
       installation_id: id,
       core_url: coreUrl,
       created_at: stamp,

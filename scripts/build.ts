@@ -1,20 +1,34 @@
 // `npm run build`: dist/oac-node (one self-contained Linux x86-64 executable built with Node's
 // single-executable-application support), dist/oac-node.gz and dist/SHA256SUMS. Runs offline:
 // the base is this machine's own Node binary (recipes/single-executable.md).
+// `npm run build -- --version V --out DIR`: the same program stamped with another version, in
+// DIR (UPG-01: the tests' second release; a release builder's own version).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const root = resolve(import.meta.dirname, '..');
-const dist = join(root, 'dist');
+const { values: args } = parseArgs({
+  options: { version: { type: 'string' }, out: { type: 'string' } },
+});
+const packageVersion = (
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
+).version;
+const version = args.version ?? packageVersion;
+if (!/^\d{1,6}\.\d{1,6}\.\d{1,6}(-[0-9A-Za-z.-]{1,40})?$/.test(version))
+  throw new Error(`--version must be a version such as 0.2.0 or 0.2.0-rc.1: ${version}`);
+const dist = resolve(args.out ?? join(root, 'dist'));
 const work = join(dist, '.build');
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
 async function main(): Promise<void> {
-  rmSync(dist, { recursive: true, force: true });
+  // Only what the build writes is removed (--out may name a directory holding other things).
+  for (const name of ['.build', 'oac-node', 'oac-node.gz', 'SHA256SUMS'])
+    rmSync(join(dist, name), { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const bundle = join(work, 'oac-node.cjs');
   await bundleCli(bundle);
@@ -26,7 +40,7 @@ async function main(): Promise<void> {
   writeFileSync(gz, gzipSync(readFileSync(exe), { level: 9 }));
   writeFileSync(join(dist, 'SHA256SUMS'), `${sha256(exe)}  oac-node\n${sha256(gz)}  oac-node.gz\n`);
   rmSync(work, { recursive: true, force: true });
-  process.stdout.write(`built ${exe} and ${gz}\n`);
+  process.stdout.write(`built ${exe} and ${gz} (version ${version})\n`);
 }
 
 /** `oac-node --help` as yargs prints it from the sources, under env -i: the executable prints
@@ -46,6 +60,13 @@ function topLevelHelp(): string {
   return r.stdout;
 }
 
+/** The help text with the stamped version (the sources print the package's). */
+function stamped(help: string): string {
+  const from = `oac-node ${packageVersion}:`;
+  if (!help.includes(from)) throw new Error(`--help does not name the version (${from})`);
+  return help.replace(from, `oac-node ${version}:`);
+}
+
 async function bundleCli(outfile: string): Promise<void> {
   await build({
     entryPoints: [join(root, 'src/cli/entry.ts')],
@@ -59,7 +80,11 @@ async function bundleCli(outfile: string): Promise<void> {
     inject: [join(root, 'scripts/import-meta-url.ts')],
     // undici without what the executable never uses (scripts/undici-slim.cjs, issue #13).
     alias: { undici: join(root, 'scripts/undici-slim.cjs') },
-    define: { 'import.meta.url': 'importMetaUrl', OAC_BUILT_HELP: JSON.stringify(topLevelHelp()) },
+    define: {
+      'import.meta.url': 'importMetaUrl',
+      OAC_BUILT_HELP: JSON.stringify(stamped(topLevelHelp())),
+      OAC_BUILT_VERSION: JSON.stringify(version),
+    },
     // useCodeCache crashes on a real dynamic import() (pitfall 2).
     supported: { 'dynamic-import': false },
     logLevel: 'warning',

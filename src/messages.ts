@@ -177,6 +177,11 @@ export const MESSAGES = {
     message: 'The plan file {path} {problem}',
     hint: 'Make the plan again with install … --plan-out FILE.',
   },
+  plan_while_staging: {
+    message:
+      "This run only stages release {release} for the running node's rollout to generation {generation}: it has no plan to save",
+    hint: 'Run the same command without --plan-out (it changes nothing but the release the node serves); then make the plan.',
+  },
   plan_refused: {
     message: '{count} problems stop this run; nothing was changed',
     hint: 'Fix each of them, then run the command again.',
@@ -387,6 +392,16 @@ export const MESSAGES = {
   installation_id_invalid: {
     message:
       "--installation-id must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-', starting with a letter or digit",
+  },
+  downgrade_refused: {
+    message:
+      "This host's node program is oac-node {theirs}, newer than this installer ({ours}); nothing was changed",
+    hint: "Run the line Core's console shows now, or sudo oac-node on this host. To go back to {ours} on purpose, run its install command with --allow-downgrade (docs/operator-guide.md, Upgrades).",
+  },
+  journal_newer: {
+    message:
+      'The record {path} was written by a newer oac-node (record format {format}; this one reads format {ours}); nothing was changed',
+    hint: "Use the newer oac-node: run the line Core's console shows now, or sudo oac-node on this host.",
   },
   journal_damaged: {
     message: 'The record {path} is damaged or of an unknown format',

@@ -56,8 +56,8 @@ export interface DesiredInputs {
   proxyEnv: Record<string, string>;
   /** The env file's digest key: the one of the file there, or a new one (records/env-file.ts). */
   envKey: string;
-  /** The executable to install as the node program, and its SHA-256. */
-  program: { source: string; sha256: string };
+  /** The executable to install as the node program, its SHA-256 and its version (UPG-01). */
+  program: { source: string; sha256: string; version?: string };
 }
 
 /** One item of the installation's desired value: a resource and the account that applies it.
@@ -259,7 +259,12 @@ function filled(resources: RootResource[], inputs: DesiredInputs): DesiredItem[]
   };
   return resources.map((r) => {
     if (r.key === KEYS.program && r.kind === 'file')
-      return asRoot({ ...r, sha256: digests.program, copyFrom: inputs.program.source });
+      return asRoot({
+        ...r,
+        sha256: digests.program,
+        copyFrom: inputs.program.source,
+        ...(inputs.program.version === undefined ? {} : { version: inputs.program.version }),
+      });
     if (r.key === KEYS.pathCommand && r.kind === 'file')
       return asRoot({ ...r, sha256: sha256(pathCommand), content: pathCommand });
     if (r.key === KEYS.envFile && r.kind === 'file')

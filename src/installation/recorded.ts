@@ -25,6 +25,7 @@ export function recordedResources(layout: Layout, journal: JournalData): RootRes
         {
           ...r,
           sha256: text('sha256'),
+          ...(text('version') === undefined ? {} : { version: text('version') }),
           mode: typeof props.mode === 'number' ? props.mode : r.mode,
         },
       ];

@@ -29,6 +29,8 @@ const planOptions = z
     name: z.string().min(1).max(200),
     core_pin: z.string().nullable(),
     checkpoint_root: z.string().startsWith('/').nullable(),
+    /** UPG-01: the plan puts an older program in place of a newer one, as asked. */
+    allow_downgrade: z.literal(true).optional(),
     /** OFFLINE-01: the bundle the release comes from (its absolute path) and the SHA-256 of its
      *  manifest the command named: `apply` opens it again and checks it against that digest. */
     bundle: z

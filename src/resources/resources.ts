@@ -59,6 +59,9 @@ export interface FileResource extends Base {
   /** Its content holds a secret (the proxy env file): `sha256` is then the file's keyed digest
    *  (records/env-file.ts), never a plain one, and no digest of it is cached or printed. */
   secret?: true;
+  /** The node program's version (UPG-01): recorded, so the next run knows what it replaces (a
+   *  dry run says `A → B`) and refuses to go back without being asked. */
+  version?: string;
   /** A line every version the installer writes holds: a file already there without it (or
    *  anything but a regular file) is someone else's, refused and never removed. */
   mark?: string;
@@ -228,7 +231,11 @@ export function removalOf(r: Resource): string {
 export function recordedProps(r: Resource): Record<string, string | number | boolean | null> {
   switch (r.kind) {
     case 'file':
-      return r.sha256 === undefined ? { mode: r.mode } : { mode: r.mode, sha256: r.sha256 };
+      return {
+        mode: r.mode,
+        ...(r.sha256 === undefined ? {} : { sha256: r.sha256 }),
+        ...(r.version === undefined ? {} : { version: r.version }),
+      };
     case 'unit':
       return r.sha256 === undefined ? {} : { sha256: r.sha256 };
     case 'service':

@@ -234,6 +234,18 @@ test('OFFLINE-01 DECL-05 issue #14 (b): a host without the console files install
         `Would stage release ${next.manifest.release.replaceAll('.', '\\.')} for generation ${target}`,
       ),
     );
+    // DECL-05: a run that only stages has no plan of the installation to save: said in its own
+    // line, before anything is written (no plan file, nothing staged yet).
+    const noPlan = await host.exec([...stageArgs, '--plan-out', '/root/stage.plan'], { stdin: '' });
+    assert.equal(noPlan.status, 1, `${noPlan.stdout}\n${noPlan.stderr}`);
+    assert.match(
+      noPlan.stderr,
+      new RegExp(
+        `^oac-node: This run only stages release ${next.manifest.release.replaceAll('.', '\\.')} for the running node's rollout to generation ${target}: it has no plan to save$`,
+        'm',
+      ),
+    );
+    assert.equal((await host.exec(['test', '-e', '/root/stage.plan'])).status, 1, 'no plan file');
     const staged = await host.exec(stageArgs, { stdin: '', timeoutMs: 600_000 });
     assert.equal(staged.status, 0, `${staged.stdout}\n${staged.stderr}`);
     const after = await listNodes(core);

@@ -422,10 +422,17 @@ stdinRows.push(
 );
 
 const DAMAGED_JOURNAL = /record .* is damaged/;
+const NEWER_JOURNAL =
+  /^oac-node: The record \S+\/etc\/oac-node\/\S+\.json was written by a newer oac-node \(record format 3; this one reads format 2\); nothing was changed$/m;
+/** A record as a newer installer might write it: format 3, with a field this one does not know. */
+const newerJournal = (c: Ctx) =>
+  JSON.stringify({ ...JSON.parse(journalOf(CORE_ID, c.core.core_url)), format: 3, plans: [] });
 const journalRows: Row[] = [
   ['not JSON', (c: Ctx) => journal(c, '{"format": 2,'), DAMAGED_JOURNAL],
   ['a JSON array', (c: Ctx) => journal(c, '[]'), DAMAGED_JOURNAL],
-  ['an unknown format', (c: Ctx) => journal(c, '{"format": 99}'), DAMAGED_JOURNAL],
+  ['an unknown format', (c: Ctx) => journal(c, '{"format": 0}'), DAMAGED_JOURNAL],
+  // UPG-01: a newer installer's record is said as such, and never rewritten in this format.
+  ["a newer installer's record", (c: Ctx) => journal(c, newerJournal(c)), NEWER_JOURNAL],
   [
     "another installation's record under this ID",
     (c: Ctx) => journal(c, journalOf(OTHER_ID, c.core.core_url)),
@@ -464,6 +471,16 @@ const journalRows: Row[] = [
   expect: expect as RegExp,
 }));
 journalRows.push(
+  ...(['status', 'uninstall'] as const).map(
+    (command): Row => ({
+      req: 'UPG-01',
+      kind: 'journal',
+      name: `${command} reads a newer installer's record`,
+      args: (c) => [command, '--installation-id', CORE_ID, '--root', c.root],
+      setup: (c) => journal(c, newerJournal(c)),
+      expect: NEWER_JOURNAL,
+    }),
+  ),
   {
     req: 'SEC-04',
     kind: 'journal',

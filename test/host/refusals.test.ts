@@ -507,3 +507,44 @@ test("HOST-08 DECL-01 issue #23: on a new host the node account's part is planne
     assert.match(r.stderr, /\/files exists and is not a directory/);
   });
 });
+
+test('UPG-01 an older installer on a host whose record names a newer program is refused in one line before anything is read or changed; --allow-downgrade goes past that check', async () => {
+  const names = layout(CORE_ID);
+  const now = new Date().toISOString();
+  const record = {
+    format: 2,
+    installation_id: CORE_ID,
+    core_url: core.core_url,
+    created_at: now,
+    updated_at: now,
+    inputs: { provider: 'docker', group: 'docker', checkpoint_root: null },
+    resources: {
+      program: {
+        kind: 'file',
+        name: names.program,
+        ownership: 'owned',
+        props: { mode: 0o755, sha256: 'ab'.repeat(32), version: '99.0.0' },
+      },
+    },
+  };
+  mkdirSync(join(root, 'etc/oac-node'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(root, names.journal), JSON.stringify(record), { mode: 0o600 });
+  const token = await issueToken(core);
+  const asked = await requestsTo(core);
+  const r = await refused(
+    /^oac-node: This host's node program is oac-node 99\.0\.0, newer than this installer \(\d+\.\d+\.\d+\S*\); nothing was changed$/m,
+    () => runExe(install(core.core_url, CORE_ID), { stdin: `${token}\n` }),
+    1,
+  );
+  assert.match(r.stderr, /^ {2}hint: .*--allow-downgrade/m);
+  assert.equal(await requestsTo(core), asked, 'nothing reached Core');
+  // Asked for: the run goes on (and stops at the next check this scratch tree fails: Docker).
+  const allowed = await runExe([...install(core.core_url, CORE_ID), '--allow-downgrade'], {
+    stdin: `${await issueToken(core)}\n`,
+  });
+  assert.doesNotMatch(allowed.stderr, /newer than this installer/, allowed.stderr);
+  assert.match(
+    allowed.stderr,
+    /^oac-node: Docker Engine is not installed, or Docker is not running$/m,
+  );
+});

@@ -33,3 +33,26 @@ test("BOOT-07 the guide's recovery form '<installer> --uninstall --installation-
   assert.deepEqual(normaliseArgs(['status', '--uninstall']), ['status', '--uninstall']);
   assert.deepEqual(normaliseArgs(['--help']), ['--help']);
 });
+
+test('UPG-01 versions are ordered as semantic versions: numbers as numbers, a pre-release below its release', async () => {
+  const { compareVersions, isVersion } = await import('../../src/version.ts');
+  const ordered = [
+    '0.1.0-alpha',
+    '0.1.0-alpha.1',
+    '0.1.0-alpha.beta',
+    '0.1.0-beta.2',
+    '0.1.0-beta.11',
+    '0.1.0-rc.1',
+    '0.1.0',
+    '0.1.1',
+    '0.2.0',
+    '0.10.0',
+    '1.0.0',
+  ];
+  for (const [i, a] of ordered.entries())
+    for (const [j, b] of ordered.entries())
+      assert.equal(compareVersions(a, b), Math.sign(i - j), `${a} against ${b}`);
+  for (const bad of ['', '1', '1.2', 'v1.2.3', '1.2.3-', '1.2.3 ', '1.2.3-a b', '01.2.3x'])
+    assert.equal(compareVersions(bad, '1.2.3'), undefined, JSON.stringify(bad));
+  assert.ok(isVersion('0.2.0-rc.1') && !isVersion('0.2'));
+});

@@ -81,6 +81,7 @@ export const applyCommand: CommandModule<object, ApplyArgs> = {
         name,
         dryRun: false,
         ...(checkpointRoot === undefined ? {} : { checkpointRoot }),
+        ...(options.allow_downgrade === true ? { allowDowngrade: true } : {}),
         proxyEnv: proxyEnvOfThisRun(),
         root: argv.root ?? '/',
         token,

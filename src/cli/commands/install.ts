@@ -49,6 +49,7 @@ interface InstallArgs {
   name?: string;
   'dry-run': boolean;
   'plan-out'?: string;
+  'allow-downgrade': boolean;
   json: boolean;
   quiet: boolean;
   timeout: string;
@@ -104,6 +105,11 @@ export const installCommand: CommandModule<object, InstallArgs> = {
         describe:
           'Save the plan to this file (0600) and change nothing; oac-node apply FILE applies exactly it',
       })
+      .option('allow-downgrade', {
+        type: 'boolean',
+        default: false,
+        describe: 'Put this (older) program in place of the newer one the host runs',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' })
       .option('quiet', {
         alias: 'q',
@@ -156,6 +162,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       token,
       timeoutSeconds: parseTimeout(argv.timeout),
       ...(planOut === undefined ? {} : { planOut: true }),
+      ...(argv['allow-downgrade'] ? { allowDowngrade: true } : {}),
       ...(bundle === undefined
         ? {}
         : { bundle, bundleManifestSha256: manifestSha256, bundlePath: resolve(argv.bundle ?? '') }),

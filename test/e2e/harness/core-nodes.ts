@@ -16,6 +16,8 @@ export interface CoreNode {
   rollout: { state: string; diagnostic: string | null };
   generation: number;
   managed: boolean | null;
+  /** The node's software as its hello named it (`oac-node/0.1.0`). */
+  software: string | null;
 }
 
 export async function listNodes(core: CoreInHost): Promise<CoreNode[]> {

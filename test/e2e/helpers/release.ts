@@ -1,6 +1,7 @@
 // A release built from the real dist/ (the one-line command downloads that very executable and
 // installs it as the node program), into a scratch directory.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
@@ -33,4 +34,47 @@ export function testRelease(): { dir(): Promise<string> } {
       return built;
     },
   };
+}
+
+/** UPG-01: the same program stamped as a newer version (the next patch release's test
+ *  pre-release, above the package's own), built into a scratch directory once per file:
+ *  dist/'s layout (oac-node, oac-node.gz, SHA256SUMS), so a console can serve it. */
+export function newerExecutable(): { build(): Promise<{ dir: string; version: string }> } {
+  let scratch: string | undefined;
+  let built: Promise<{ dir: string; version: string }> | undefined;
+  after(() => {
+    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+  });
+  return {
+    build() {
+      built ??= (async () => {
+        scratch = mkdtempSync(join(tmpdir(), 'oac-e2e-newer-'));
+        const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+          version: string;
+        };
+        const [major, minor, patch] = pkg.version.split('.').map(Number);
+        const version = `${major}.${minor}.${(patch ?? 0) + 1}-test.1`;
+        const args = [
+          '--import',
+          'tsx',
+          'scripts/build.ts',
+          '--version',
+          version,
+          '--out',
+          scratch,
+        ];
+        const r = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' });
+        if (r.status !== 0) throw new Error(`building ${version} failed: ${r.stderr}`);
+        return { dir: scratch, version };
+      })();
+      return built;
+    },
+  };
+}
+
+/** The console of `releaseDir` serves the installer in `installerDir` (dist/'s layout) from
+ *  now on: its oac-node.gz and SHA256SUMS, as a new release's console would. */
+export function serveInstaller(releaseDir: string, installerDir: string): void {
+  for (const name of ['oac-node.gz', 'SHA256SUMS'])
+    copyFileSync(join(installerDir, name), join(releaseDir, 'node-install', name));
 }
