@@ -6,8 +6,7 @@ declare const OAC_BUILT_VERSION: string | undefined;
 /** The package's version; a build may stamp another (`npm run build -- --version 0.2.0`, UPG-01:
  *  the tests' second release), defined into the executable at build time, never read from the
  *  environment at run time. */
-export const VERSION: string =
-  typeof OAC_BUILT_VERSION === 'string' ? OAC_BUILT_VERSION : '0.1.0';
+export const VERSION: string = typeof OAC_BUILT_VERSION === 'string' ? OAC_BUILT_VERSION : '0.1.0';
 export const PROGRAM = 'oac-node';
 
 const VERSION_FORM = /^(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?:-([0-9A-Za-z.-]{1,40}))?$/;

@@ -471,16 +471,14 @@ const journalRows: Row[] = [
   expect: expect as RegExp,
 }));
 journalRows.push(
-  ...(['status', 'uninstall'] as const).map(
-    (command): Row => ({
-      req: 'UPG-01',
-      kind: 'journal',
-      name: `${command} reads a newer installer's record`,
-      args: (c) => [command, '--installation-id', CORE_ID, '--root', c.root],
-      setup: (c) => journal(c, newerJournal(c)),
-      expect: NEWER_JOURNAL,
-    }),
-  ),
+  ...(['status', 'uninstall'] as const).map((command): Row => ({
+    req: 'UPG-01',
+    kind: 'journal',
+    name: `${command} reads a newer installer's record`,
+    args: (c) => [command, '--installation-id', CORE_ID, '--root', c.root],
+    setup: (c) => journal(c, newerJournal(c)),
+    expect: NEWER_JOURNAL,
+  })),
   {
     req: 'SEC-04',
     kind: 'journal',
