@@ -39,6 +39,15 @@ import {
 } from '../src/installation/saved-plan.ts';
 import { waitUntilReady } from './wait-ready.ts';
 import { refuseDowngrade } from './downgrade.ts';
+import {
+  dropPreviousProgram,
+  keepPreviousProgram,
+  pendingAttempt,
+  rollBack,
+  type Attempt,
+} from './upgrade.ts';
+import { unitRun } from '../src/host/systemd.ts';
+import { isOacError } from '../src/errors.ts';
 import { VERSION } from '../src/version.ts';
 
 export interface InstallRequest extends InstallOptions {
@@ -66,6 +75,8 @@ export interface InstallResult {
 interface RunState {
   plan?: MadePlan;
   writing: boolean;
+  /** UPG-02: the program this run replaced, kept until the new one is ready. */
+  attempt?: Attempt;
 }
 
 export interface MadePlan {
@@ -130,9 +141,31 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     if (req.dryRun)
       return { report, provider, ...(run.plan === undefined ? {} : { plan: run.plan }) };
     emit(readyStart());
-    const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal);
+    const { nodeId } = await readyOrRolledBack(ctx, req, run.attempt);
     return { report, nodeId, provider };
   });
+}
+
+/** ENR-04, UPG-02: waits until Core lists the node ready. After an upgrade (this run's, or one
+ *  a killed run left), a service that stops, or a node not ready in time, rolls it back. */
+async function readyOrRolledBack(
+  ctx: InstallContext,
+  req: InstallRequest,
+  attempted: Attempt | undefined,
+): Promise<{ nodeId: string }> {
+  const attempt = await pendingAttempt(ctx, attempted);
+  const unit = ctx.layout.unitName;
+  const run = attempt === undefined ? undefined : await unitRun(ctx.host, unit);
+  const watch = run === undefined ? undefined : { unit, invocation: run.invocation };
+  try {
+    const ready = await waitUntilReady(ctx, req.timeoutSeconds, req.signal, undefined, watch);
+    await dropPreviousProgram(ctx);
+    return ready;
+  } catch (error) {
+    // An interruption is the operator's: it stops the run, and the next run decides.
+    if (attempt === undefined || !isOacError(error) || req.signal?.aborted === true) throw error;
+    return rollBack(ctx, attempt, error, () => waitUntilReady(ctx, req.timeoutSeconds, req.signal));
+  }
 }
 
 /** The last phase's start: the wait for Core's "connected and ready". */
@@ -283,7 +316,10 @@ async function reconcileInstallation(
   const node = { ...nodeInputs, part };
   const driverCtx = { host, layout: names, journal, emit, node, signal: req.signal };
   const wanted = new Set(resources.map((r) => r.key));
-  const stale = recordedResources(names, journal.snapshot).filter((r) => !wanted.has(r.key));
+  // The kept program of an upgrade is the upgrade's to drop or put back (installer/upgrade.ts).
+  const stale = recordedResources(names, journal.snapshot).filter(
+    (r) => !wanted.has(r.key) && r.key !== KEYS.previousProgram,
+  );
   const options = { dryRun: req.dryRun, emit, signal: req.signal };
   // Planned before the first write (the journal's inputs included): a refusal changes nothing.
   const planned = await plan(resources, driverCtx, { signal: req.signal, emit });
@@ -326,6 +362,8 @@ async function reconcileInstallation(
       group: providerGroup.name,
       checkpoint_root: req.checkpointRoot ?? null,
     });
+  // UPG-02: the program this run replaces is kept before anything is written.
+  if (run.writing) run.attempt = await keepPreviousProgram(ctx, planned);
   const removed =
     planned.refusals.length === 0
       ? await applyRemoval(stalePlan, driverCtx, options)

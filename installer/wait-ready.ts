@@ -11,6 +11,7 @@ import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import type { StoredIdentity } from '../src/node/identity-store.ts';
 import { readNodeIdentityFor, readServingGeneration } from '../src/installation/node-state.ts';
 import type { InstallContext } from './context.ts';
+import { unitRun } from '../src/host/systemd.ts';
 
 /** Core is asked again after 150 ms, then twice as long each time up to a second: a node that
  *  connects within a second of its start (the usual case) is seen at once, not a second later,
@@ -25,6 +26,8 @@ export async function waitUntilReady(
   signal?: AbortSignal,
   /** OFFLINE-01: also until the node serves this generation (a release staged from a bundle). */
   generation?: number,
+  /** UPG-02: the service run this wait is for (an upgrade's): if it stops, the wait ends. */
+  watch?: { unit: string; invocation: string },
 ): Promise<{ nodeId: string }> {
   // The identity is the node account's file: it must name the Core this command installs for.
   const identity = await readNodeIdentityFor(ctx.host, ctx.layout, ctx.options.coreUrl);
@@ -42,6 +45,7 @@ export async function waitUntilReady(
   let pollMs = FIRST_POLL_MS;
   while (Date.now() - started < timeoutSeconds * 1000) {
     stopIfAborted(signal);
+    if (watch !== undefined) await stopIfServiceStopped(ctx, watch);
     try {
       const view = await client.identity(identity.node_id, identity.credential);
       const serving =
@@ -64,6 +68,18 @@ export async function waitUntilReady(
   }
   const neverConnected = answered && !everConnected;
   throw notReady(ctx, identity, timeoutSeconds, neverConnected ? undefined : said);
+}
+
+/** A new program that exits at start (systemd restarts it, or gives up) is said at once. */
+async function stopIfServiceStopped(
+  ctx: InstallContext,
+  watch: { unit: string; invocation: string },
+): Promise<void> {
+  const run = await unitRun(ctx.host, watch.unit);
+  if (run === undefined) return;
+  if (run.active === 'active' && run.invocation === watch.invocation) return;
+  const state = `${run.active}/${run.sub}`;
+  throw oacError('service_exited', { unit: watch.unit, state, status: run.status || '?' });
 }
 
 /** Never connected: where to look (Core's URL, the WebSocket); otherwise what Core last said. */

@@ -2,7 +2,8 @@
 // single-executable-application support), dist/oac-node.gz and dist/SHA256SUMS. Runs offline:
 // the base is this machine's own Node binary (recipes/single-executable.md).
 // `npm run build -- --version V --out DIR`: the same program stamped with another version, in
-// DIR (UPG-01: the tests' second release; a release builder's own version).
+// DIR (UPG-01: the tests' second release; a release builder's own version). `--fault F`: a
+// deliberately broken test release (UPG-02, src/agent/built-fault.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,8 +14,12 @@ import { build } from 'esbuild';
 
 const root = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
-  options: { version: { type: 'string' }, out: { type: 'string' } },
+  options: { version: { type: 'string' }, out: { type: 'string' }, fault: { type: 'string' } },
 });
+// UPG-02: a deliberately broken test release (src/agent/built-fault.ts); none by default.
+const fault = args.fault;
+if (fault !== undefined && fault !== 'exit-at-start' && fault !== 'never-ready')
+  throw new Error(`--fault must be exit-at-start or never-ready: ${fault}`);
 const packageVersion = (
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
 ).version;
@@ -40,7 +45,8 @@ async function main(): Promise<void> {
   writeFileSync(gz, gzipSync(readFileSync(exe), { level: 9 }));
   writeFileSync(join(dist, 'SHA256SUMS'), `${sha256(exe)}  oac-node\n${sha256(gz)}  oac-node.gz\n`);
   rmSync(work, { recursive: true, force: true });
-  process.stdout.write(`built ${exe} and ${gz} (version ${version})\n`);
+  const broken = fault === undefined ? '' : `, broken on purpose: ${fault}`;
+  process.stdout.write(`built ${exe} and ${gz} (version ${version}${broken})\n`);
 }
 
 /** `oac-node --help` as yargs prints it from the sources, under env -i: the executable prints
@@ -84,6 +90,7 @@ async function bundleCli(outfile: string): Promise<void> {
       'import.meta.url': 'importMetaUrl',
       OAC_BUILT_HELP: JSON.stringify(stamped(topLevelHelp())),
       OAC_BUILT_VERSION: JSON.stringify(version),
+      OAC_BUILT_FAULT: fault === undefined ? 'undefined' : JSON.stringify(fault),
     },
     // useCodeCache crashes on a real dynamic import() (pitfall 2).
     supported: { 'dynamic-import': false },

@@ -114,6 +114,8 @@ export interface Layout {
   journal: string;
   programDir: string;
   program: string;
+  /** UPG-02: the program an upgrade replaced, kept (a hard link) until the new one is ready. */
+  previousProgram: string;
   stateDir: string;
   identityFile: string;
   providerFile: string;
@@ -134,6 +136,7 @@ export function layout(id: InstallationId): Layout {
     journal: `${JOURNAL_DIR}/${id}.json`,
     programDir: `${PROGRAM_ROOT}/${id}`,
     program: `${PROGRAM_ROOT}/${id}/oac-node`,
+    previousProgram: `${PROGRAM_ROOT}/${id}/oac-node.previous`,
     stateDir,
     identityFile: stateFile(stateDir, 'identity'),
     providerFile: stateFile(stateDir, 'provider'),

@@ -393,6 +393,20 @@ export const MESSAGES = {
     message:
       "--installation-id must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-', starting with a letter or digit",
   },
+  upgrade_rolled_back: {
+    message:
+      'oac-node {failed} did not become ready ({why}); rolled back: the node runs oac-node {previous} again, connected and ready',
+    hint: 'Why the new program failed: sudo journalctl -u {unit}. The host is as before the upgrade; run the line again once the release is fixed.',
+  },
+  rollback_not_ready: {
+    message:
+      'oac-node {failed} did not become ready ({why}), and oac-node {previous}, put back, is not ready either ({again})',
+    hint: 'Logs: sudo journalctl -u {unit}. Run the line again once the cause is fixed: it converges from here.',
+  },
+  service_exited: {
+    message: 'The node service {unit} stopped ({state}, exit status {status})',
+    hint: 'Logs: sudo journalctl -u {unit}',
+  },
   downgrade_refused: {
     message:
       "This host's node program is oac-node {theirs}, newer than this installer ({ours}); nothing was changed",

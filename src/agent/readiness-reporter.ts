@@ -7,6 +7,7 @@ import { loadProviderFile } from '../node/load-provider-file.ts';
 import { providerFileDigest } from '../node/provider-file.ts';
 import { checkReadiness, type Readiness } from '../node/readiness.ts';
 import { loadServing } from '../node/serving.ts';
+import './built-fault.ts';
 
 export class ReadinessReporter {
   private inFlight = false;
@@ -42,6 +43,8 @@ export class ReadinessReporter {
   }
 
   private async check(): Promise<Readiness> {
+    if (typeof OAC_BUILT_FAULT === 'string' && OAC_BUILT_FAULT === 'never-ready')
+      return { code: 'provider_unavailable', detail: 'this test build is never ready (--fault)' };
     let file;
     try {
       file = await loadProviderFile(this.configPath);

@@ -14,6 +14,7 @@ import { redactor } from '../redact.ts';
 import { PROGRAM, VERSION } from '../version.ts';
 import { isRegistered, loadIdentity, type RegisteredIdentity } from '../node/identity-store.ts';
 import { ReadinessReporter } from './readiness-reporter.ts';
+import './built-fault.ts';
 import { loadProviderFile } from '../node/load-provider-file.ts';
 import { Rollout } from './rollout.ts';
 import { finishSwitch, loadServing } from '../node/serving.ts';
@@ -40,6 +41,10 @@ export const RECONNECT = { attempts: Infinity, baseDelayMs: 1000, maxDelayMs: 30
 export const CLOSE_NODE_REMOVED = 4401;
 
 export async function runNode(req: RunRequest): Promise<number> {
+  if (typeof OAC_BUILT_FAULT === 'string' && OAC_BUILT_FAULT === 'exit-at-start') {
+    process.stderr.write('oac-node: this test build exits as it starts (--fault exit-at-start)\n');
+    return 1;
+  }
   const stop = new AbortController();
   const release = await lockStateDirectory(req.stateDir, () => stop.abort());
   try {

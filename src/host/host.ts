@@ -3,7 +3,7 @@
 // --root and useradd --prefix) so host tests run the real code on a scratch tree. Processes run
 // with a minimal environment: nothing of the caller's (a token, NODE_OPTIONS) leaks into them.
 import { constants } from 'node:fs';
-import { chown, lchown, open, readlink, rmdir, unlink } from 'node:fs/promises';
+import { chown, lchown, link, open, readlink, rename, rmdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { TOOL_PATH } from './tool-path.ts';
@@ -117,6 +117,16 @@ export class Host {
     if (outcome === 'created' && owner !== undefined)
       await chown(this.path(hostPath), owner.uid, owner.gid);
     return outcome;
+  }
+
+  /** A second name for a file (a hard link: the same inode, whatever later replaces `from`). */
+  async linkFile(fromHostPath: string, toHostPath: string): Promise<void> {
+    await link(this.path(fromHostPath), this.path(toHostPath));
+  }
+
+  /** Renames within one file system (atomic: a reader sees the old file or the new one). */
+  async renameFile(fromHostPath: string, toHostPath: string): Promise<void> {
+    await rename(this.path(fromHostPath), this.path(toHostPath));
   }
 
   /** Unlinks a file (or a symlink itself), never a tree: false when it was not there. */

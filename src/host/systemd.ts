@@ -47,3 +47,26 @@ export async function forgetUnit(host: Host, unit: string): Promise<void> {
   await systemctl(host, ['daemon-reload']);
   await systemctl(host, ['reset-failed', unit]);
 }
+
+/** What systemd says of a started unit's process (UPG-02: a new program that exits at start is
+ *  seen at once, not after the whole wait); undefined where units cannot be started (--root). */
+export interface UnitRun {
+  active: string;
+  sub: string;
+  /** The run's identity: another after any restart, systemd's or ours. */
+  invocation: string;
+  status: string;
+}
+
+export async function unitRun(host: Host, unit: string): Promise<UnitRun | undefined> {
+  if (!(await canStartUnits(host))) return undefined;
+  const props = ['ActiveState', 'SubState', 'InvocationID', 'ExecMainStatus'];
+  const r = await systemctl(host, ['show', ...props.map((p) => `--property=${p}`), unit]);
+  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(r.stdout)?.[1] ?? '';
+  return {
+    active: value('ActiveState'),
+    sub: value('SubState'),
+    invocation: value('InvocationID'),
+    status: value('ExecMainStatus'),
+  };
+}

@@ -9,6 +9,8 @@ export const KEYS = {
   programRoot: 'directory:program-root',
   programDir: 'directory:program',
   program: 'program',
+  /** UPG-02: the program an upgrade replaced, kept until the new one is ready. */
+  previousProgram: 'program-previous',
   pathCommand: 'path-command',
   nodeDirs: ['directory:.oac', 'directory:.oac/nodes'] as const,
   state: 'state',

@@ -14,7 +14,7 @@ export function recordedResources(layout: Layout, journal: JournalData): RootRes
   const groups = Object.keys(journal.resources).flatMap((key) =>
     key.startsWith(MEMBERSHIP_PREFIX) ? [key.slice(MEMBERSHIP_PREFIX.length)] : [],
   );
-  const shape = resourceShape(layout, { provider: undefined, groups });
+  const shape = withPreviousProgram(layout, resourceShape(layout, { provider: undefined, groups }));
   return shape.flatMap((r): RootResource[] => {
     const entry = journal.resources[r.key];
     if (entry === undefined) return [];
@@ -33,4 +33,20 @@ export function recordedResources(layout: Layout, journal: JournalData): RootRes
     if (r.kind === 'service') return [{ ...r, inputs: text('inputs') }];
     return [r];
   });
+}
+
+/** UPG-02: the program an upgrade replaced, kept until the new one is ready: recorded while an
+ *  upgrade is under way (or a run was killed in one), so status shows it and uninstall removes
+ *  it before the program's directory. Never part of what an install wants. */
+function withPreviousProgram(layout: Layout, shape: RootResource[]): RootResource[] {
+  const at = shape.findIndex((r) => r.key === KEYS.program);
+  const kept: RootResource = {
+    kind: 'file',
+    key: KEYS.previousProgram,
+    phase: 'program',
+    title: 'Node program kept during an upgrade',
+    path: layout.previousProgram,
+    mode: 0o755,
+  };
+  return [...shape.slice(0, at + 1), kept, ...shape.slice(at + 1)];
 }

@@ -13,7 +13,8 @@ import type { E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { newerExecutable, serveInstaller, testRelease } from './helpers/release.ts';
 import { requireExecutable } from '../helpers/executable.ts';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { VERSION } from '../../src/version.ts';
 
 const release = testRelease();
@@ -95,5 +96,78 @@ test('UPG-01 the line of a newer release upgrades in place: the dry run names bo
       (await listNodes(core)).map((n) => [n.software, n.connected, n.provider_ready]),
       [[`oac-node/${b.version}`, true, true]],
     );
+  });
+});
+
+const exitsAtStart = newerExecutable('exit-at-start');
+const neverReady = newerExecutable('never-ready');
+
+/** The snapshot's differences, but the record's (the journal keeps what it learned of the
+ *  attempt: the digest cache, its time stamps) and the running service's lock owner (the state
+ *  lock names the process that holds it: another after any restart, as crash-host.ts says). */
+const beyondRecord = (differences: string[], journal: string) =>
+  differences.filter(
+    (d) => !d.includes(journal.replace('/etc/oac-node/', '')) && !/\/\.lock\.owner: /.test(d),
+  );
+
+test('UPG-02 an upgrade whose program exits at start, or never reports ready, rolls back by itself: the previous program restored and ready in Core, the host as before the attempt, a non-zero exit naming what failed', async () => {
+  const broken = await Promise.all([exitsAtStart.build(), neverReady.build()]);
+  await withHost(async (host, core) => {
+    const first = await paste(host, core);
+    assert.equal(first.run.status, 0, first.shown);
+    const journal = `/etc/oac-node/${first.installationId}.json`;
+    const unit = `oac-node-${first.installationId}.service`;
+    for (const [b, failure] of [
+      [broken[0], /did not become ready \(The node service \S+ stopped \(/],
+      [broken[1], /did not become ready \(The node did not become connected and ready within 20 s/],
+    ] as const) {
+      await host.exec(['sh', '-c', 'cat > /root/b && chmod 0755 /root/b'], {
+        stdin: readFileSync(join(b.dir, 'oac-node')),
+      });
+      const before = await host.snapshot();
+      // A registered node's rerun needs no token: the new program run as the line would run it.
+      const run = await host.exec(
+        [
+          '/root/b',
+          'install',
+          '--core-url',
+          core.coreUrl,
+          '--installation-id',
+          first.installationId,
+          '--timeout',
+          '20',
+        ],
+        { stdin: '', timeoutMs: 300_000 },
+      );
+      const shown = `${b.version}: exit ${run.status}\n${run.stdout}\n${run.stderr}`;
+      assert.equal(run.status, 1, shown);
+      const line = `^oac-node: oac-node ${b.version.replaceAll('.', '\\.')} did not become ready .*; rolled back: the node runs oac-node ${VERSION.replaceAll('.', '\\.')} again, connected and ready$`;
+      assert.match(run.stderr, new RegExp(line, 'm'), shown);
+      assert.match(run.stderr, failure, shown);
+      assert.match(
+        run.stderr,
+        new RegExp(`hint: Why the new program failed: (sudo )?journalctl -u ${unit}`),
+        shown,
+      );
+      assert.deepEqual(
+        beyondRecord(diffSnapshots(before, await host.snapshot()), journal),
+        [],
+        'the host is as before the attempt',
+      );
+      assert.deepEqual(
+        (await listNodes(core)).map((n) => [n.software, n.connected, n.provider_ready]),
+        [[`oac-node/${VERSION}`, true, true]],
+        'Core lists the node ready on the previous version',
+      );
+      const recorded = JSON.parse(await host.shOk(`cat ${journal}`)) as {
+        resources: Record<string, { props: Record<string, unknown> } | undefined>;
+      };
+      assert.equal(recorded.resources.program?.props.version, VERSION);
+      assert.equal(recorded.resources['program-previous'], undefined, 'no kept program is left');
+    }
+    // The rerun of the line that installed A changes nothing: the roll back left A as it was.
+    const rerun = await host.exec(['sh'], { stdin: `${first.command}\n`, timeoutMs: 600_000 });
+    assert.equal(rerun.status, 0, `${rerun.stdout}\n${rerun.stderr}`);
+    assert.doesNotMatch(rerun.stdout, /restarted|replaced/, rerun.stdout);
   });
 });

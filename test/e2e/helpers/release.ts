@@ -38,8 +38,11 @@ export function testRelease(): { dir(): Promise<string> } {
 
 /** UPG-01: the same program stamped as a newer version (the next patch release's test
  *  pre-release, above the package's own), built into a scratch directory once per file:
- *  dist/'s layout (oac-node, oac-node.gz, SHA256SUMS), so a console can serve it. */
-export function newerExecutable(): { build(): Promise<{ dir: string; version: string }> } {
+ *  dist/'s layout (oac-node, oac-node.gz, SHA256SUMS), so a console can serve it. UPG-02:
+ *  `fault` makes it broken on purpose (src/agent/built-fault.ts). */
+export function newerExecutable(fault?: 'exit-at-start' | 'never-ready'): {
+  build(): Promise<{ dir: string; version: string }>;
+} {
   let scratch: string | undefined;
   let built: Promise<{ dir: string; version: string }> | undefined;
   after(() => {
@@ -53,7 +56,7 @@ export function newerExecutable(): { build(): Promise<{ dir: string; version: st
           version: string;
         };
         const [major, minor, patch] = pkg.version.split('.').map(Number);
-        const version = `${major}.${minor}.${(patch ?? 0) + 1}-test.1`;
+        const version = `${major}.${minor}.${(patch ?? 0) + 1}-test.${fault ?? 'good'}`;
         const args = [
           '--import',
           'tsx',
@@ -63,6 +66,7 @@ export function newerExecutable(): { build(): Promise<{ dir: string; version: st
           '--out',
           scratch,
         ];
+        if (fault !== undefined) args.push('--fault', fault);
         const r = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' });
         if (r.status !== 0) throw new Error(`building ${version} failed: ${r.stderr}`);
         return { dir: scratch, version };
