@@ -13,6 +13,7 @@ import type { E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { newerExecutable, serveInstaller, testRelease } from './helpers/release.ts';
 import { requireExecutable } from '../helpers/executable.ts';
+import { killedBySignal } from './helpers/crash-host.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VERSION } from '../../src/version.ts';
@@ -169,5 +170,66 @@ test('UPG-02 an upgrade whose program exits at start, or never reports ready, ro
     const rerun = await host.exec(['sh'], { stdin: `${first.command}\n`, timeoutMs: 600_000 });
     assert.equal(rerun.status, 0, `${rerun.stdout}\n${rerun.stderr}`);
     assert.doesNotMatch(rerun.stdout, /restarted|replaced/, rerun.stdout);
+  });
+});
+
+test('UPG-02 a run killed while it keeps the previous program, or in the middle of its roll back, converges on the next run: rolled back again, ready on the previous version, no kept program left', async () => {
+  const b = await exitsAtStart.build();
+  await withHost(async (host, core) => {
+    const first = await paste(host, core);
+    assert.equal(first.run.status, 0, first.shown);
+    const journal = `/etc/oac-node/${first.installationId}.json`;
+    await host.exec(['sh', '-c', 'cat > /root/b && chmod 0755 /root/b'], {
+      stdin: readFileSync(join(b.dir, 'oac-node')),
+    });
+    const install = (env: string[]) =>
+      host.exec(
+        [
+          'env',
+          ...env,
+          '/root/b',
+          'install',
+          '--core-url',
+          core.coreUrl,
+          '--installation-id',
+          first.installationId,
+          '--timeout',
+          '20',
+        ],
+        { stdin: '', timeoutMs: 300_000 },
+      );
+    // Just after the previous program is kept; just before and just after the roll back forgets
+    // it (the program already put back, the service owing a restart).
+    for (const point of [
+      'after:record:program-previous',
+      'before:forget:program-previous',
+      'after:forget:program-previous',
+    ]) {
+      const before = await host.snapshot();
+      const killed = await install([`OAC_NODE_TEST_KILL_AT=${point}`]);
+      assert.ok(
+        killedBySignal(killed.status),
+        `${point}: killed\n${killed.stdout}\n${killed.stderr}`,
+      );
+      const rerun = await install([]);
+      const shown = `${point}: exit ${rerun.status}\n${rerun.stdout}\n${rerun.stderr}`;
+      assert.equal(rerun.status, 1, shown);
+      assert.match(rerun.stderr, /; rolled back: the node runs oac-node \S+ again/, shown);
+      assert.deepEqual(
+        (await listNodes(core)).map((n) => [n.software, n.connected, n.provider_ready]),
+        [[`oac-node/${VERSION}`, true, true]],
+        point,
+      );
+      assert.deepEqual(
+        beyondRecord(diffSnapshots(before, await host.snapshot()), journal),
+        [],
+        point,
+      );
+      const recorded = JSON.parse(await host.shOk(`cat ${journal}`)) as {
+        resources: Record<string, { props: Record<string, unknown> } | undefined>;
+      };
+      assert.equal(recorded.resources.program?.props.version, VERSION, point);
+      assert.equal(recorded.resources['program-previous'], undefined, point);
+    }
   });
 });
