@@ -42,12 +42,12 @@ import { refuseDowngrade } from './downgrade.ts';
 import {
   dropPreviousProgram,
   keepPreviousProgram,
+  undoAttempt,
   pendingAttempt,
   rollBack,
   type Attempt,
 } from './upgrade.ts';
 import { unitRun } from '../src/host/systemd.ts';
-import { isOacError } from '../src/errors.ts';
 import { VERSION } from '../src/version.ts';
 
 export interface InstallRequest extends InstallOptions {
@@ -129,14 +129,20 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
       return stageForRollout(ctx, req, ctx.staging.generation);
     }
     const run: RunState = { writing: false };
-    const report = await reconcileInstallation(ctx, req, run).finally(async () => {
-      // Also after a failure or an interruption later in the run: once Core accepted the node,
-      // the record must say so (a later loss of its state is then recognised). A refused plan
-      // wrote nothing, and writes nothing now either (not even the digest cache).
-      if (!run.writing) return;
-      await recordRegisteredNode(ctx);
-      await journal.saveDigests();
-    });
+    const wait = () => waitUntilReady(ctx, req.timeoutSeconds, req.signal);
+    const report = await reconcileInstallation(ctx, req, run)
+      // UPG-02: a failure after the program was replaced rolls the upgrade back too.
+      .catch((error: unknown) =>
+        undoAttempt(ctx, run.attempt, error, req.signal?.aborted === true, wait),
+      )
+      .finally(async () => {
+        // Also after a failure or an interruption later in the run: once Core accepted the node,
+        // the record must say so (a later loss of its state is then recognised). A refused plan
+        // wrote nothing, and writes nothing now either (not even the digest cache).
+        if (!run.writing) return;
+        await recordRegisteredNode(ctx);
+        await journal.saveDigests();
+      });
     const provider = ctx.configuration?.provider;
     if (req.dryRun)
       return { report, provider, ...(run.plan === undefined ? {} : { plan: run.plan }) };
@@ -163,7 +169,8 @@ async function readyOrRolledBack(
     return ready;
   } catch (error) {
     // An interruption is the operator's: it stops the run, and the next run decides.
-    if (attempt === undefined || !isOacError(error) || req.signal?.aborted === true) throw error;
+    if (attempt === undefined || !(error instanceof Error) || req.signal?.aborted === true)
+      throw error;
     return rollBack(ctx, attempt, error, () => waitUntilReady(ctx, req.timeoutSeconds, req.signal));
   }
 }

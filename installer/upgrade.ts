@@ -9,13 +9,15 @@
 // back, and a kept program recorded and present is the roll back's source for any later run.
 import type { Journal, JournalResource } from '../records/journal.ts';
 import { changes } from '../src/core/step.ts';
-import type { OacError } from '../src/errors.ts';
 import { KEYS } from '../src/installation/desired.ts';
 import type { Plan } from '../src/installation/plan.ts';
 import { oacError } from '../src/messages.ts';
 import { RESTART_OWED } from '../src/resources/drivers/service.ts';
 import { mustSystemctl } from '../src/host/systemd.ts';
 import type { InstallContext } from './context.ts';
+import type { FileActual } from '../src/resources/drivers/file.ts';
+import { sha256FileIfExists } from '../src/host/files.ts';
+import { isVersion } from '../src/version.ts';
 
 /** What a roll back restores: the journal's records from before the attempt. */
 export interface Attempt {
@@ -23,8 +25,12 @@ export interface Attempt {
   service: JournalResource | undefined;
 }
 
-/** Keeps the installed program before this run replaces it (nothing when the plan keeps it, or
- *  there is none yet). A dry run keeps nothing. */
+/** Keeps the installed program before this run replaces it by another release (nothing when
+ *  the plan keeps it, when there is none yet, when the file on the host is not the one the
+ *  journal records — a repair is no upgrade, and an unknown file is nothing to go back to — or
+ *  when a kept program of an earlier attempt is still pending: that one is the proven one). A
+ *  dry run keeps nothing. The record comes first, then the link: a run killed between them
+ *  leaves a record of a file that is not there, which no later run takes as a source. */
 export async function keepPreviousProgram(
   ctx: InstallContext,
   planned: Plan,
@@ -34,17 +40,27 @@ export async function keepPreviousProgram(
   const program = journal.get(KEYS.program);
   if (step === undefined || !changes(step.action) || !step.exists || program === undefined)
     return undefined;
-  if (typeof program.props.sha256 !== 'string') return undefined;
+  const wanted = step.resource.kind === 'file' ? step.resource.sha256 : undefined;
+  const onHost = (step.actual as FileActual | undefined)?.sha256;
+  const recorded = program.props.sha256;
+  if (typeof recorded !== 'string' || onHost !== recorded || wanted === recorded) return undefined;
+  const service = journal.get(KEYS.service);
+  if (await pendingAttempt(ctx, undefined)) return undefined;
   const kept = layout.previousProgram;
-  await host.unlinkFile(kept);
-  await host.linkFile(layout.program, kept);
+  const serviceInputs = service?.props.inputs;
   await journal.record(KEYS.previousProgram, {
     kind: 'file',
     name: kept,
     ownership: 'owned',
-    props: { ...program.props },
+    props: {
+      ...program.props,
+      // A roll back resumed by a later run restores the service's record from here.
+      ...(typeof serviceInputs === 'string' ? { service_inputs: serviceInputs } : {}),
+    },
   });
-  return { program, service: journal.get(KEYS.service) };
+  await host.unlinkFile(kept);
+  await host.linkFile(layout.program, kept);
+  return { program, service };
 }
 
 /** The attempt's kept program, if a run (this one, or one killed before it finished) left one:
@@ -56,7 +72,35 @@ export async function pendingAttempt(
   const kept = ctx.journal.get(KEYS.previousProgram);
   if (kept === undefined || (await ctx.host.lstat(ctx.layout.previousProgram)) === undefined)
     return undefined;
-  return attempt ?? { program: { ...kept, name: ctx.layout.program }, service: undefined };
+  if (attempt !== undefined) return attempt;
+  const { service_inputs: inputs, ...props } = kept.props;
+  const service = ctx.journal.get(KEYS.service);
+  return {
+    program: { ...kept, name: ctx.layout.program, props },
+    service:
+      service === undefined || typeof inputs !== 'string'
+        ? undefined
+        : { ...service, props: { ...service.props, inputs } },
+  };
+}
+
+/** A run that failed after keeping the program: rolled back when the program was already
+ *  replaced (its node half, unit or service failed with the new one), else the kept one simply
+ *  goes. An interruption is the operator's: the next run decides. */
+export async function undoAttempt(
+  ctx: InstallContext,
+  attempt: Attempt | undefined,
+  error: unknown,
+  aborted: boolean,
+  waitReady: () => Promise<unknown>,
+): Promise<never> {
+  if (attempt === undefined || aborted || !(error instanceof Error)) throw error;
+  const program = ctx.journal.get(KEYS.program);
+  if (program?.props.sha256 === attempt.program.props.sha256) {
+    await dropPreviousProgram(ctx);
+    throw error;
+  }
+  return rollBack(ctx, attempt, error, waitReady);
 }
 
 /** The new program is ready: the kept one goes. */
@@ -71,12 +115,15 @@ export async function dropPreviousProgram(ctx: InstallContext): Promise<void> {
 export async function rollBack(
   ctx: InstallContext,
   attempt: Attempt,
-  failure: OacError,
+  failure: Error,
   waitReady: () => Promise<unknown>,
 ): Promise<never> {
   const { host, layout, journal } = ctx;
   const failed = versionOf(journal.get(KEYS.program)) ?? 'the new program';
   const previous = versionOf(attempt.program) ?? 'the previous program';
+  // Only the program the record names goes back (a kept file changed since is not trusted).
+  const keptSha = await sha256FileIfExists(host.path(layout.previousProgram));
+  if (keptSha === undefined || keptSha !== attempt.program.props.sha256) throw failure;
   ctx.emit({ type: 'step-start', step: 'rollback', title: `Roll back to oac-node ${previous}` });
   await owesRestart(journal);
   await host.renameFile(layout.previousProgram, layout.program);
@@ -112,7 +159,7 @@ export async function rollBack(
 
 function versionOf(entry: JournalResource | undefined): string | undefined {
   const version = entry?.props.version;
-  return typeof version === 'string' ? version : undefined;
+  return typeof version === 'string' && isVersion(version) ? version : undefined;
 }
 
 /** A run killed from here on restarts the service (whatever program is then in place). */

@@ -19,6 +19,8 @@ import { unitRun } from '../src/host/systemd.ts';
 const FIRST_POLL_MS = 150;
 const MAX_POLL_MS = 1000;
 const NOT_CONNECTED = 'Core has not seen the node connect yet';
+/** UPG-02: how long an upgraded node must stay ready, its service run unchanged, to count. */
+const UPGRADE_READY_HOLD_MS = 1000;
 
 export async function waitUntilReady(
   ctx: InstallContext,
@@ -43,6 +45,7 @@ export async function waitUntilReady(
   let everConnected = false;
   let answered = false;
   let pollMs = FIRST_POLL_MS;
+  let readySince: number | undefined;
   while (Date.now() - started < timeoutSeconds * 1000) {
     stopIfAborted(signal);
     if (watch !== undefined) await stopIfServiceStopped(ctx, watch);
@@ -50,8 +53,13 @@ export async function waitUntilReady(
       const view = await client.identity(identity.node_id, identity.credential);
       const serving =
         generation === undefined ? undefined : await readServingGeneration(ctx.host, ctx.layout);
-      if (view.connected && view.provider_ready && serving === generation)
-        return { nodeId: identity.node_id };
+      if (view.connected && view.provider_ready && serving === generation) {
+        // After an upgrade's restart, Core may still show the old program's session for a
+        // moment: ready is believed once it holds for a second of the new run (watched above).
+        if (watch === undefined) return { nodeId: identity.node_id };
+        readySince ??= Date.now();
+        if (Date.now() - readySince >= UPGRADE_READY_HOLD_MS) return { nodeId: identity.node_id };
+      } else readySince = undefined;
       answered = true;
       everConnected ||= view.connected;
       said = view.connected ? 'connected, but its provider is not ready' : NOT_CONNECTED;

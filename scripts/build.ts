@@ -3,7 +3,7 @@
 // the base is this machine's own Node binary (recipes/single-executable.md).
 // `npm run build -- --version V --out DIR`: the same program stamped with another version, in
 // DIR (UPG-01: the tests' second release; a release builder's own version). `--fault F`: a
-// deliberately broken test release (UPG-02, src/agent/built-fault.ts).
+// deliberately broken test release (UPG-02, src/built-fault.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,10 +16,11 @@ const root = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
   options: { version: { type: 'string' }, out: { type: 'string' }, fault: { type: 'string' } },
 });
-// UPG-02: a deliberately broken test release (src/agent/built-fault.ts); none by default.
+// UPG-02: a deliberately broken test release (src/built-fault.ts); none by default.
 const fault = args.fault;
-if (fault !== undefined && fault !== 'exit-at-start' && fault !== 'never-ready')
-  throw new Error(`--fault must be exit-at-start or never-ready: ${fault}`);
+const FAULTS = ['exit-at-start', 'never-ready', 'prepare-fails'];
+if (fault !== undefined && !FAULTS.includes(fault))
+  throw new Error(`--fault must be one of ${FAULTS.join(', ')}: ${fault}`);
 const packageVersion = (
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
 ).version;
@@ -27,6 +28,9 @@ const version = args.version ?? packageVersion;
 if (!/^\d{1,6}\.\d{1,6}\.\d{1,6}(-[0-9A-Za-z.-]{1,40})?$/.test(version))
   throw new Error(`--version must be a version such as 0.2.0 or 0.2.0-rc.1: ${version}`);
 const dist = resolve(args.out ?? join(root, 'dist'));
+// A broken build never lands where the release and the tests take the real one from.
+if (fault !== undefined && dist === join(root, 'dist'))
+  throw new Error('--fault needs --out with another directory than dist/');
 const work = join(dist, '.build');
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 

@@ -396,7 +396,7 @@ export const MESSAGES = {
   upgrade_rolled_back: {
     message:
       'oac-node {failed} did not become ready ({why}); rolled back: the node runs oac-node {previous} again, connected and ready',
-    hint: 'Why the new program failed: sudo journalctl -u {unit}. The host is as before the upgrade; run the line again once the release is fixed.',
+    hint: 'Why the new program failed: sudo journalctl -u {unit}. The previous program runs again with its own record; run the line again once the release is fixed.',
   },
   rollback_not_ready: {
     message:
@@ -410,12 +410,12 @@ export const MESSAGES = {
   downgrade_refused: {
     message:
       "This host's node program is oac-node {theirs}, newer than this installer ({ours}); nothing was changed",
-    hint: "Run the line Core's console shows now, or sudo oac-node on this host. To go back to {ours} on purpose, run its install command with --allow-downgrade (docs/operator-guide.md, Upgrades).",
+    hint: "Run the line Core's console shows now. To go back to {ours} on purpose, run its install command with --allow-downgrade (docs/operator-guide.md, Upgrading a node).",
   },
   journal_newer: {
     message:
       'The record {path} was written by a newer oac-node (record format {format}; this one reads format {ours}); nothing was changed',
-    hint: "Use the newer oac-node: run the line Core's console shows now, or sudo oac-node on this host.",
+    hint: "Use the newer oac-node: run the line Core's console shows now.",
   },
   journal_damaged: {
     message: 'The record {path} is damaged or of an unknown format',

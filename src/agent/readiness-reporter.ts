@@ -7,7 +7,7 @@ import { loadProviderFile } from '../node/load-provider-file.ts';
 import { providerFileDigest } from '../node/provider-file.ts';
 import { checkReadiness, type Readiness } from '../node/readiness.ts';
 import { loadServing } from '../node/serving.ts';
-import './built-fault.ts';
+import '../built-fault.ts';
 
 export class ReadinessReporter {
   private inFlight = false;

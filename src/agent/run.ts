@@ -14,7 +14,7 @@ import { redactor } from '../redact.ts';
 import { PROGRAM, VERSION } from '../version.ts';
 import { isRegistered, loadIdentity, type RegisteredIdentity } from '../node/identity-store.ts';
 import { ReadinessReporter } from './readiness-reporter.ts';
-import './built-fault.ts';
+import '../built-fault.ts';
 import { loadProviderFile } from '../node/load-provider-file.ts';
 import { Rollout } from './rollout.ts';
 import { finishSwitch, loadServing } from '../node/serving.ts';

@@ -8,6 +8,7 @@ import { oacError } from '../messages.ts';
 import type { NodeResource } from '../node/drivers/context.ts';
 import { NO_PRIVILEGES } from '../resources/drivers/as-node.ts';
 import type { InstallContext } from './context.ts';
+import { NODE_HOME } from '../layout.ts';
 
 export interface FirstStep {
   step: string;
@@ -32,7 +33,13 @@ async function firstAction(
   ids: { uid: number; gid: number },
 ): Promise<Action> {
   if (r.kind !== 'directory') return { kind: 'create', detail: r.title };
-  // lstat only: root reads nothing in, and writes nothing under, the node's paths here.
+  // lstat only, each directory from the node's home down: root reads nothing in, writes
+  // nothing under, and follows no link of, the node's paths here (the node account may have
+  // made them, and must not learn through root what lies elsewhere).
+  if (r.madeBy === 'node') {
+    const taken = await firstNotDirectory(ctx, r.path);
+    if (taken !== undefined) return refuse(oacError('not_a_directory', { path: taken }));
+  }
   const found = await ctx.host.lstat(r.path);
   if (found !== undefined && !found.isDirectory())
     return refuse(oacError('not_a_directory', { path: r.path }));
@@ -40,6 +47,20 @@ async function firstAction(
     return refuse(oacError('checkpoint_root_unwritable', { path: r.path }));
   if (found !== undefined) return { kind: 'unchanged', detail: r.path };
   return { kind: 'create', detail: `create ${r.path}` };
+}
+
+/** The first path from the node's home down to `path` that is there and no directory (a link
+ *  or a file); undefined when each is a directory or the walk reaches one that is missing. */
+async function firstNotDirectory(ctx: InstallContext, path: string): Promise<string | undefined> {
+  if (!path.startsWith(`${NODE_HOME}/`)) return undefined;
+  const parts = path.slice(NODE_HOME.length + 1).split('/');
+  for (let i = 1; i <= parts.length; i++) {
+    const at = `${NODE_HOME}/${parts.slice(0, i).join('/')}`;
+    const found = await ctx.host.lstat(at);
+    if (found === undefined) return undefined;
+    if (!found.isDirectory()) return at;
+  }
+  return undefined;
 }
 
 /** Whether the node account (its IDs and the provider group, as the node half runs) can write

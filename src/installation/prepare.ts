@@ -18,6 +18,7 @@ import { sizeOfFd } from '../host/bundle-file.ts';
 import { oacError } from '../messages.ts';
 import { generationResources, nodeHalfDesired } from './node-desired.ts';
 import { stageManifest } from '../node/staged.ts';
+import '../built-fault.ts';
 import type { PrepareRequest } from '../node/prepare-request.ts';
 
 export { networkName } from '../node/prepare-context.ts';
@@ -29,6 +30,9 @@ export async function prepare(
 ): Promise<RunReport> {
   const { dryRun, signal } = options;
   if (req.token !== null) redactor.add(req.token);
+  // UPG-02's test release whose node half fails once it applies (src/built-fault.ts).
+  if (typeof OAC_BUILT_FAULT === 'string' && OAC_BUILT_FAULT === 'prepare-fails' && !dryRun)
+    throw new Error('this test build fails as it prepares the node (--fault prepare-fails)');
   const { manifest, bundle } = await reportedAsStep(emit, () => releaseOf(req));
   const ctx: Omit<NodeContext, 'digests'> = {
     // The request's paths are this host's already (root mapped them, --root included), and

@@ -20,10 +20,17 @@ import {
   type FleetHost,
   type PlaybookRun,
 } from './helpers/ansible.ts';
-import { testRelease } from './helpers/release.ts';
+import { newerExecutable, testRelease } from './helpers/release.ts';
+import { UPGRADE_PLAYBOOK } from './helpers/ansible.ts';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { filesHolding, watchProcesses } from './helpers/secret-watch.ts';
 
 const release = testRelease();
+const newer = newerExecutable();
+const brokenRelease = newerExecutable('exit-at-start');
+
+const sha256Of = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 interface Member extends BootedPair {
   name: string;
@@ -86,7 +93,7 @@ function hostFileDirs(m: Member): string[] {
 
 /** A playbook run, watched for tokens. The watcher must also see two canaries planted while
  *  it runs, in a host process's environment and in a host file, or it proves nothing. */
-async function play(args: string[] = []): Promise<PlaybookRun> {
+async function play(args: string[] = [], file?: string): Promise<PlaybookRun> {
   const canary = `canary-${Math.random().toString(36).slice(2)}`;
   const secrets = new Map(tokens.map((t, i) => [`token ${i}`, t]));
   secrets.set('canary', canary);
@@ -104,7 +111,7 @@ async function play(args: string[] = []): Promise<PlaybookRun> {
     'mkdir -p /root/.ansible/tmp && echo "$CANARY" > /root/.ansible/tmp/canary && sleep 1; rm -f /root/.ansible/tmp/canary',
     { env: { CANARY: canary } },
   );
-  const run = await ansible.playbook(args);
+  const run = await ansible.playbook(args, file);
   await planted;
   const hits = watch.stop();
   assert.ok(
@@ -210,6 +217,57 @@ test('FLEET-01 FLEET-02 DECL-05 a rerun and check mode report changed=0 on every
       [],
       `${m.name}: no token in the plan file`,
     );
+  }
+});
+
+test('FLEET-01 UPG-01 UPG-02 upgrade.yml upgrades one host at a time: each host changed and ready on the new release; again changed=0; a broken release rolls the first host back and fails it, and no other host is touched', async () => {
+  const [next, broken] = await Promise.all([newer.build(), brokenRelease.build()]);
+  const withInstaller = (dir: string) => [
+    '-e',
+    `oac_node_installer_src=${join(dir, 'oac-node')}`,
+    '-e',
+    `oac_node_installer_sha256=${sha256Of(join(dir, 'oac-node'))}`,
+  ];
+  const software = async () =>
+    Object.fromEntries(
+      await Promise.all(
+        members.map(async (m) => [m.name, (await listNodes(m.core)).map((n) => n.software)]),
+      ),
+    );
+  const upgrade = await play(withInstaller(next.dir), UPGRADE_PLAYBOOK);
+  assert.equal(upgrade.status, 0, upgrade.output);
+  // Two changes on each host: the new installer copied, and the node upgraded by it.
+  assert.deepEqual(changedPerHost(upgrade), { m1: 2, m2: 2, m3: 2 }, upgrade.output);
+  // One host at a time: each host's installer ran in a play batch of its own.
+  assert.equal(upgrade.output.match(/^PLAY \[/gm)?.length, 3, upgrade.output);
+  const onNext = [`oac-node/${next.version}`];
+  assert.deepEqual(await software(), { m1: onNext, m2: onNext, m3: onNext });
+  const again = await play(withInstaller(next.dir), UPGRADE_PLAYBOOK);
+  assert.equal(again.status, 0, again.output);
+  assert.deepEqual(changedPerHost(again), { m1: 0, m2: 0, m3: 0 }, again.output);
+  const before = await Promise.all(members.map((m) => m.host.snapshot()));
+  const failed = await play(withInstaller(broken.dir), UPGRADE_PLAYBOOK);
+  assert.notEqual(failed.status, 0, failed.output);
+  assert.equal(failedPerHost(failed).m1, 1, failed.output);
+  assert.match(failed.output, /rolled back: the node runs oac-node \S+ again, connected and ready/);
+  // The rollout stopped at m1: the others never ran a task of it.
+  assert.deepEqual(
+    [failed.recap.get('m2'), failed.recap.get('m3')],
+    [undefined, undefined],
+    failed.output,
+  );
+  assert.deepEqual(await software(), { m1: onNext, m2: onNext, m3: onNext });
+  for (const [i, m] of members.entries()) {
+    const differences = diffSnapshots(before[i] as HostSnapshot, await m.host.snapshot());
+    // m1's record learned of the attempt, and its service restarted (the lock names the new run).
+    const expected = differences.filter(
+      (d) =>
+        !(
+          m.name === 'm1' &&
+          (/^\/etc\/oac-node\/[^:]+\.json: /.test(d) || /\/\.lock\.owner: /.test(d))
+        ),
+    );
+    assert.deepEqual(expected, [], `${m.name} is as before the broken release`);
   }
 });
 

@@ -100,8 +100,23 @@ test('UPG-01 the line of a newer release upgrades in place: the dry run names bo
   });
 });
 
+/** The new release's program, as /root/b in the host. */
+async function putProgram(host: E2eHost, dir: string): Promise<void> {
+  await host.exec(['sh', '-c', 'cat > /root/b && chmod 0755 /root/b'], {
+    stdin: readFileSync(join(dir, 'oac-node')),
+  });
+}
+
+/** /root/b's install of a registered node (no token needed), as the line would run it, with a
+ *  20 s wait; `env`: variables for it (a crash point). */
+function installNew(host: E2eHost, core: CoreInHost, id: string, env: string[] = []) {
+  const args = ['install', '--core-url', core.coreUrl, '--installation-id', id, '--timeout', '20'];
+  return host.exec(['env', ...env, '/root/b', ...args], { stdin: '', timeoutMs: 300_000 });
+}
+
 const exitsAtStart = newerExecutable('exit-at-start');
 const neverReady = newerExecutable('never-ready');
+const prepareFails = newerExecutable('prepare-fails');
 
 /** The snapshot's differences, but the record's (the journal keeps what it learned of the
  *  attempt: the digest cache, its time stamps) and the running service's lock owner (the state
@@ -111,8 +126,12 @@ const beyondRecord = (differences: string[], journal: string) =>
     (d) => !d.includes(journal.replace('/etc/oac-node/', '')) && !/\/\.lock\.owner: /.test(d),
   );
 
-test('UPG-02 an upgrade whose program exits at start, or never reports ready, rolls back by itself: the previous program restored and ready in Core, the host as before the attempt, a non-zero exit naming what failed', async () => {
-  const broken = await Promise.all([exitsAtStart.build(), neverReady.build()]);
+test('UPG-02 an upgrade whose program exits at start, never reports ready, or fails to prepare the node, rolls back by itself: the previous program restored and ready in Core, the host as before the attempt, a non-zero exit naming what failed', async () => {
+  const broken = await Promise.all([
+    exitsAtStart.build(),
+    neverReady.build(),
+    prepareFails.build(),
+  ]);
   await withHost(async (host, core) => {
     const first = await paste(host, core);
     assert.equal(first.run.status, 0, first.shown);
@@ -121,25 +140,15 @@ test('UPG-02 an upgrade whose program exits at start, or never reports ready, ro
     for (const [b, failure] of [
       [broken[0], /did not become ready \(The node service \S+ stopped \(/],
       [broken[1], /did not become ready \(The node did not become connected and ready within 20 s/],
+      // The new program's node half fails during the run, before the service restarts.
+      [
+        broken[2],
+        /did not become ready \(Preparing the node as oac-node failed: .*this test build fails as it prepares the node/,
+      ],
     ] as const) {
-      await host.exec(['sh', '-c', 'cat > /root/b && chmod 0755 /root/b'], {
-        stdin: readFileSync(join(b.dir, 'oac-node')),
-      });
+      await putProgram(host, b.dir);
       const before = await host.snapshot();
-      // A registered node's rerun needs no token: the new program run as the line would run it.
-      const run = await host.exec(
-        [
-          '/root/b',
-          'install',
-          '--core-url',
-          core.coreUrl,
-          '--installation-id',
-          first.installationId,
-          '--timeout',
-          '20',
-        ],
-        { stdin: '', timeoutMs: 300_000 },
-      );
+      const run = await installNew(host, core, first.installationId);
       const shown = `${b.version}: exit ${run.status}\n${run.stdout}\n${run.stderr}`;
       assert.equal(run.status, 1, shown);
       const line = `^oac-node: oac-node ${b.version.replaceAll('.', '\\.')} did not become ready .*; rolled back: the node runs oac-node ${VERSION.replaceAll('.', '\\.')} again, connected and ready$`;
@@ -179,25 +188,8 @@ test('UPG-02 a run killed while it keeps the previous program, or in the middle 
     const first = await paste(host, core);
     assert.equal(first.run.status, 0, first.shown);
     const journal = `/etc/oac-node/${first.installationId}.json`;
-    await host.exec(['sh', '-c', 'cat > /root/b && chmod 0755 /root/b'], {
-      stdin: readFileSync(join(b.dir, 'oac-node')),
-    });
-    const install = (env: string[]) =>
-      host.exec(
-        [
-          'env',
-          ...env,
-          '/root/b',
-          'install',
-          '--core-url',
-          core.coreUrl,
-          '--installation-id',
-          first.installationId,
-          '--timeout',
-          '20',
-        ],
-        { stdin: '', timeoutMs: 300_000 },
-      );
+    await putProgram(host, b.dir);
+    const install = (env: string[]) => installNew(host, core, first.installationId, env);
     // Just after the previous program is kept; just before and just after the roll back forgets
     // it (the program already put back, the service owing a restart).
     for (const point of [

@@ -269,7 +269,7 @@ test('HOST-11 a --checkpoint-root that is not a plain absolute path is refused i
 });
 
 test("UPG-02 the built executable holds none of the test builds' deliberate faults, and names the package version", () => {
-  // src/agent/built-fault.ts: a normal build defines no fault, and esbuild drops the code.
+  // src/built-fault.ts: a normal build defines no fault, and esbuild drops the code.
   const bytes = readFileSync(exe);
   assert.equal(bytes.indexOf('this test build'), -1, 'a fault of a test build is in dist/oac-node');
   assert.equal(execFileSync(exe, ['--version'], { encoding: 'utf8' }).trim(), VERSION);

@@ -27,13 +27,16 @@ export interface Controller {
   dir: string;
   /** Writes the inventory, each host's token encrypted with ansible-vault. */
   inventory(hosts: FleetHost[], groupVars: Record<string, string>): Promise<void>;
-  playbook(args: string[]): Promise<PlaybookRun>;
+  /** ansible-playbook of site.yml, or of `file` (upgrade.yml). */
+  playbook(args: string[], file?: string): Promise<PlaybookRun>;
   /** Lets Ansible log in as root with the controller's key, and starts sshd. */
   admit(host: E2eHost): Promise<void>;
   remove(): Promise<void>;
 }
 
 export const SITE_PLAYBOOK = join(repoRoot, 'deploy/ansible/site.yml');
+/** UPG-01, UPG-02: the same role, one host at a time, stopping at the first failure. */
+export const UPGRADE_PLAYBOOK = join(repoRoot, 'deploy/ansible/upgrade.yml');
 
 export async function controller(): Promise<Controller> {
   const dir = await mkdtemp(join(tmpdir(), 'oac-ansible-'));
@@ -98,8 +101,8 @@ export async function controller(): Promise<Controller> {
         }),
       );
     },
-    async playbook(args) {
-      const result = await run(['ansible-playbook', SITE_PLAYBOOK, ...args], env);
+    async playbook(args, file = SITE_PLAYBOOK) {
+      const result = await run(['ansible-playbook', file, ...args], env);
       return { ...result, recap: parseRecap(result.output) };
     },
     async admit(host) {

@@ -39,8 +39,8 @@ export function testRelease(): { dir(): Promise<string> } {
 /** UPG-01: the same program stamped as a newer version (the next patch release's test
  *  pre-release, above the package's own), built into a scratch directory once per file:
  *  dist/'s layout (oac-node, oac-node.gz, SHA256SUMS), so a console can serve it. UPG-02:
- *  `fault` makes it broken on purpose (src/agent/built-fault.ts). */
-export function newerExecutable(fault?: 'exit-at-start' | 'never-ready'): {
+ *  `fault` makes it broken on purpose (src/built-fault.ts). */
+export function newerExecutable(fault?: 'exit-at-start' | 'never-ready' | 'prepare-fails'): {
   build(): Promise<{ dir: string; version: string }>;
 } {
   let scratch: string | undefined;
@@ -56,7 +56,10 @@ export function newerExecutable(fault?: 'exit-at-start' | 'never-ready'): {
           version: string;
         };
         const [major, minor, patch] = pkg.version.split('.').map(Number);
-        const version = `${major}.${minor}.${(patch ?? 0) + 1}-test.${fault ?? 'good'}`;
+        // A broken release is newer than the good one (test.2 > test.1), as a bad release
+        // after a good one is: upgrading from the good one to it is no downgrade.
+        const next = `${major}.${minor}.${(patch ?? 0) + 1}`;
+        const version = fault === undefined ? `${next}-test.1` : `${next}-test.2.${fault}`;
         const args = [
           '--import',
           'tsx',
