@@ -131,10 +131,12 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     const run: RunState = { writing: false };
     const wait = () => waitUntilReady(ctx, req.timeoutSeconds, req.signal);
     const report = await reconcileInstallation(ctx, req, run)
-      // UPG-02: a failure after the program was replaced rolls the upgrade back too.
-      .catch((error: unknown) =>
-        undoAttempt(ctx, run.attempt, error, req.signal?.aborted === true, wait),
-      )
+      // UPG-02: a failure after the program was replaced rolls the upgrade back too (this run's
+      // attempt, or one a killed run left); a run that wrote nothing (a refused plan) does not.
+      .catch(async (error: unknown) => {
+        const attempt = run.writing ? await pendingAttempt(ctx, run.attempt) : undefined;
+        return undoAttempt(ctx, attempt, error, req.signal?.aborted === true, wait);
+      })
       .finally(async () => {
         // Also after a failure or an interruption later in the run: once Core accepted the node,
         // the record must say so (a later loss of its state is then recognised). A refused plan

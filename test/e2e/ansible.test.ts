@@ -158,6 +158,8 @@ function onlyKeptImages(before: HostSnapshot, now: HostSnapshot): string[] {
 }
 
 before(async () => {
+  // The upgrade test's releases build while the hosts boot (awaited there; a failure shows there).
+  for (const r of [newer, brokenRelease]) r.build().catch(() => undefined);
   const dir = await release.dir();
   ansible = await controller();
   // Booted at once, as a fleet is: the play then runs against all three in parallel.

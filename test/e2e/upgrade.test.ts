@@ -5,7 +5,7 @@
 // node ready on the new version. An older line pasted afterwards (a shell's history) is refused
 // in one line, with nothing changed on the host and the node still on the newer version.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import { listNodes } from './harness/core-nodes.ts';
 import { withHostAndCore, type CoreInHost } from './harness/core-pair.ts';
 import { issueToken } from './harness/enroll.ts';
@@ -20,6 +20,9 @@ import { VERSION } from '../../src/version.ts';
 
 const release = testRelease();
 const newer = newerExecutable();
+const exitsAtStart = newerExecutable('exit-at-start');
+const neverReady = newerExecutable('never-ready');
+const prepareFails = newerExecutable('prepare-fails');
 
 const withHost = (fn: (host: E2eHost, core: CoreInHost, dir: string) => Promise<void>) =>
   release.dir().then((dir) => withHostAndCore(['--release-dir', dir], (h, c) => fn(h, c, dir)));
@@ -30,6 +33,12 @@ async function paste(host: E2eHost, core: CoreInHost) {
   const run = await host.exec(['sh'], { stdin: `${line.command}\n`, timeoutMs: 600_000 });
   return { ...line, run, shown: `exit ${run.status}\n${run.stdout}\n${run.stderr}` };
 }
+
+// Every release this file needs builds at once, while its first host boots (each test awaits its
+// own; a failure shows there).
+before(() => {
+  for (const r of [newer, exitsAtStart, neverReady, prepareFails]) r.build().catch(() => undefined);
+});
 
 test('UPG-01 the line of a newer release upgrades in place: the dry run names both versions and the restart; the program is replaced, its version recorded, the service restarted once, and Core lists the node ready on the new version; an older line afterwards is refused with nothing changed', async () => {
   const b = await newer.build();
@@ -113,10 +122,6 @@ function installNew(host: E2eHost, core: CoreInHost, id: string, env: string[] =
   const args = ['install', '--core-url', core.coreUrl, '--installation-id', id, '--timeout', '20'];
   return host.exec(['env', ...env, '/root/b', ...args], { stdin: '', timeoutMs: 300_000 });
 }
-
-const exitsAtStart = newerExecutable('exit-at-start');
-const neverReady = newerExecutable('never-ready');
-const prepareFails = newerExecutable('prepare-fails');
 
 /** The snapshot's differences, but the record's (the journal keeps what it learned of the
  *  attempt: the digest cache, its time stamps) and the running service's lock owner (the state

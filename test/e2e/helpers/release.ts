@@ -1,10 +1,13 @@
 // A release built from the real dist/ (the one-line command downloads that very executable and
 // installs it as the node program), into a scratch directory.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+
+const execFileAsync = promisify(execFile);
 import { buildRelease } from '../../../fixtures/release/build.ts';
 import { requireExecutable, repoRoot } from '../../helpers/executable.ts';
 
@@ -70,8 +73,10 @@ export function newerExecutable(fault?: 'exit-at-start' | 'never-ready' | 'prepa
           scratch,
         ];
         if (fault !== undefined) args.push('--fault', fault);
-        const r = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' });
-        if (r.status !== 0) throw new Error(`building ${version} failed: ${r.stderr}`);
+        // Asynchronous: a file starts its builds while its hosts boot (the build takes seconds).
+        await execFileAsync(process.execPath, args, { cwd: repoRoot }).catch((error: unknown) => {
+          throw new Error(`building ${version} failed: ${String(error)}`);
+        });
         return { dir: scratch, version };
       })();
       return built;
