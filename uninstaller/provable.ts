@@ -1,8 +1,9 @@
 // Uninstall on a host whose record (the journal) is gone: only what can be proved to be this
 // installation's is taken as ours (src/installation/provable.ts), and the account and its home, which
 // cannot be told apart from ones that were there before, are kept with a line saying so.
+import { unrecordedShape } from '../src/installation/recorded.ts';
 import type { Journal } from '../records/journal.ts';
-import { KEYS, resourceShape } from '../src/installation/desired.ts';
+import { KEYS } from '../src/installation/desired.ts';
 import { accountDriver } from '../src/resources/drivers/account.ts';
 import { directoryDriver } from '../src/resources/drivers/directory.ts';
 import type { DriverContext } from '../src/resources/driver.ts';
@@ -18,7 +19,7 @@ export async function provableOwnership(
   journal: Journal,
 ): Promise<string[]> {
   const ctx: DriverContext = { host, layout, journal, emit: () => undefined };
-  const shape = resourceShape(layout, { provider: undefined, groups: undefined });
+  const shape = unrecordedShape(layout);
   for (const r of shape) {
     if (!isRecorded(r) || !(await isProvablyOurs(r, ctx))) continue;
     journal.remember(r.key, {

@@ -12,7 +12,7 @@ import {
   type SavedPlan,
 } from '../src/installation/saved-plan.ts';
 import { elsewhereOf } from '../records/elsewhere.ts';
-import { KEYS, resourceShape } from '../src/installation/desired.ts';
+import { KEYS } from '../src/installation/desired.ts';
 import { directoryDriver } from '../src/resources/drivers/directory.ts';
 import type { Emit } from '../src/core/events.ts';
 import {
@@ -21,7 +21,7 @@ import {
   readProviderImage,
 } from '../src/installation/node-state.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
-import { recordedResources } from '../src/installation/recorded.ts';
+import { recordedResources, unrecordedShape } from '../src/installation/recorded.ts';
 import { applyRemoval, planRemoval, type RemovalPlan } from '../src/installation/remove.ts';
 import { nameOf, type Resource } from '../src/resources/resources.ts';
 import type { RunReport } from '../src/installation/reconcile.ts';
@@ -88,9 +88,7 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
     // Without a record, the whole shape is walked: what is proved ours goes, the account and
     // its home are named as kept, the rest is passed over.
     const resources =
-      mine === undefined
-        ? resourceShape(names, { provider: undefined, groups: undefined })
-        : recordedResources(names, journal.snapshot);
+      mine === undefined ? unrecordedShape(names) : recordedResources(names, journal.snapshot);
     const ctx = { host, layout: names, journal, emit };
     // UNI-05: Core confirmed now, or the node never registered and no earlier forced run left
     // a store behind whose node Core may still list.

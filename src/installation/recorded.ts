@@ -38,7 +38,7 @@ export function recordedResources(layout: Layout, journal: JournalData): RootRes
 /** UPG-02: the program an upgrade replaced, kept until the new one is ready: recorded while an
  *  upgrade is under way (or a run was killed in one), so status shows it and uninstall removes
  *  it before the program's directory. Never part of what an install wants. */
-function withPreviousProgram(layout: Layout, shape: RootResource[]): RootResource[] {
+export function withPreviousProgram(layout: Layout, shape: RootResource[]): RootResource[] {
   const at = shape.findIndex((r) => r.key === KEYS.program);
   const kept: RootResource = {
     kind: 'file',
@@ -49,4 +49,14 @@ function withPreviousProgram(layout: Layout, shape: RootResource[]): RootResourc
     mode: 0o755,
   };
   return [...shape.slice(0, at + 1), kept, ...shape.slice(at + 1)];
+}
+
+/** Everything uninstall may find of an installation it has no record of: every provider's
+ *  shape, and the program an interrupted upgrade kept (a file in the installation's own
+ *  root-only directory, provable as the program is). */
+export function unrecordedShape(layout: Layout): RootResource[] {
+  return withPreviousProgram(
+    layout,
+    resourceShape(layout, { provider: undefined, groups: undefined }),
+  );
 }

@@ -177,3 +177,18 @@ test('issue #25: status and uninstall without --installation-id take the one ins
   }
   assert.deepEqual(treeOf(root), before, 'nothing changed');
 });
+
+test('UPG-02 UNI-06 uninstall without a record removes the program an interrupted upgrade kept, and with it the program directories', async () => {
+  await installRootHalf(root, program);
+  // An upgrade killed after it kept the previous program, and then the record lost.
+  copyFileSync(join(root, names.program), join(root, names.previousProgram));
+  rmSync(join(root, names.journal));
+  const removed = await uninstall(
+    { root, installationId: ID, force: true, dryRun: false },
+    () => undefined,
+  );
+  assert.equal(removed.recorded, false);
+  for (const path of [names.previousProgram, names.program, names.programDir])
+    assert.equal(existsSync(join(root, path)), false, `${path} removed`);
+  assert.ok(!removed.kept.some((k) => k.includes(names.programDir)), removed.kept.join('\n'));
+});
