@@ -44,7 +44,6 @@ import {
   keepPreviousProgram,
   undoAttempt,
   pendingAttempt,
-  rollBack,
   type Attempt,
 } from './upgrade.ts';
 import { unitRun } from '../src/host/systemd.ts';
@@ -149,7 +148,7 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     if (req.dryRun)
       return { report, provider, ...(run.plan === undefined ? {} : { plan: run.plan }) };
     emit(readyStart());
-    const { nodeId } = await readyOrRolledBack(ctx, req, run.attempt);
+    const { nodeId } = await readyOrRolledBack(ctx, req, run.attempt, wait);
     return { report, nodeId, provider };
   });
 }
@@ -160,6 +159,7 @@ async function readyOrRolledBack(
   ctx: InstallContext,
   req: InstallRequest,
   attempted: Attempt | undefined,
+  wait: () => Promise<{ nodeId: string }>,
 ): Promise<{ nodeId: string }> {
   const attempt = await pendingAttempt(ctx, attempted);
   const unit = ctx.layout.unitName;
@@ -170,10 +170,7 @@ async function readyOrRolledBack(
     await dropPreviousProgram(ctx);
     return ready;
   } catch (error) {
-    // An interruption is the operator's: it stops the run, and the next run decides.
-    if (attempt === undefined || !(error instanceof Error) || req.signal?.aborted === true)
-      throw error;
-    return rollBack(ctx, attempt, error, () => waitUntilReady(ctx, req.timeoutSeconds, req.signal));
+    return undoAttempt(ctx, attempt, error, req.signal?.aborted === true, wait);
   }
 }
 

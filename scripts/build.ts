@@ -13,6 +13,13 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const root = resolve(import.meta.dirname, '..');
+
+/** A bad argument: one line and exit 64, never a stack. */
+function usage(line: string): never {
+  process.stderr.write(`build: ${line}\n`);
+  process.exit(64);
+}
+
 const { values: args } = parseArgs({
   options: { version: { type: 'string' }, out: { type: 'string' }, fault: { type: 'string' } },
 });
@@ -20,17 +27,17 @@ const { values: args } = parseArgs({
 const fault = args.fault;
 const FAULTS = ['exit-at-start', 'never-ready', 'prepare-fails'];
 if (fault !== undefined && !FAULTS.includes(fault))
-  throw new Error(`--fault must be one of ${FAULTS.join(', ')}: ${fault}`);
+  usage(`--fault must be one of ${FAULTS.join(', ')}: ${fault}`);
 const packageVersion = (
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
 ).version;
 const version = args.version ?? packageVersion;
 if (!/^\d{1,6}\.\d{1,6}\.\d{1,6}(-[0-9A-Za-z.-]{1,40})?$/.test(version))
-  throw new Error(`--version must be a version such as 0.2.0 or 0.2.0-rc.1: ${version}`);
+  usage(`--version must be a version such as 0.2.0 or 0.2.0-rc.1: ${version}`);
 const dist = resolve(args.out ?? join(root, 'dist'));
 // A broken build never lands where the release and the tests take the real one from.
 if (fault !== undefined && dist === join(root, 'dist'))
-  throw new Error('--fault needs --out with another directory than dist/');
+  usage('--fault needs --out with another directory than dist/');
 const work = join(dist, '.build');
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
