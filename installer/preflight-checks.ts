@@ -9,6 +9,21 @@ export function fail(code: MessageCode, values: Record<string, string | number> 
   throw oacError(code, values);
 }
 
+/** HOST-12: the oldest Docker Engine the node is tested with (Debian 11's docker.io, 20.10.5):
+ *  the API calls and `docker info` fields it relies on are all there from 20.10 on. */
+export const DOCKER_MINIMUM = '20.10';
+
+/** HOST-12: refuses a Docker older than DOCKER_MINIMUM. Only the numbers are shown (the daemon
+ *  wrote the rest); a daemon that names no version of this form is not judged by it. */
+export function checkDockerVersion(serverVersion: string | undefined): void {
+  const match = /^(\d{1,4})\.(\d{1,4})(?:\.(\d{1,4}))?/.exec(serverVersion ?? '');
+  if (match === null) return;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  const [minMajor, minMinor] = DOCKER_MINIMUM.split('.').map(Number) as [number, number];
+  if (major > minMajor || (major === minMajor && minor >= minMinor)) return;
+  fail('docker_too_old', { version: match[0], minimum: DOCKER_MINIMUM });
+}
+
 export interface SandboxNeed {
   cpus: number;
   memoryMib: number;

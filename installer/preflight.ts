@@ -17,6 +17,7 @@ import type { InstallContext } from './context.ts';
 import {
   checkCapacity,
   checkDisk,
+  checkDockerVersion,
   fail,
   type DiskNeed,
   type SandboxNeed,
@@ -114,6 +115,7 @@ async function checkDocker(ctx: InstallContext, need: SandboxNeed): Promise<void
   } finally {
     await docker.close();
   }
+  checkDockerVersion(info.ServerVersion);
   if (!info.MemoryLimit || !info.CpuCfsQuota || !info.CpuCfsPeriod) fail('docker_limits');
   checkCapacity(info.NCPU, info.MemTotal, need);
   // PRE-07: the image download plus its unpacked copy, before anything is downloaded.

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The root file system of the e2e tier's throwaway hosts (docs/e2e-hosts.md): Debian 12 with
+# The root file system of the e2e tier's throwaway hosts (docs/e2e-hosts.md): Debian with
 # systemd as PID 1 and a Docker engine, built once with debootstrap and cached under a name that
 # is the hash of the build recipe, so it is rebuilt only when the recipe below changes. Tests
 # never write to it: each boot puts a fresh overlay on top (test/e2e/harness/host.ts).
+# Debian 12 (bookworm) is the host of the whole e2e tier; 11 (bullseye) and 13 (trixie) are the
+# distribution matrix's (HOST-12, docs/supported-hosts.md), built with fewer packages.
 #
-#   bash scripts/e2e-rootfs.sh build   # build if missing (about 2 minutes), print the path
-#   bash scripts/e2e-rootfs.sh path    # print the path the current recipe builds (no build)
+#   bash scripts/e2e-rootfs.sh build [SUITE]  # build if missing (about 2 minutes), print the path
+#   bash scripts/e2e-rootfs.sh path [SUITE]   # print the path the current recipe builds (no build)
+#   bash scripts/e2e-rootfs.sh build-all      # bookworm, then the matrix's suites
 #   bash scripts/e2e-rootfs.sh clean   # remove what finished or killed test runs left (hosts kept
 #                                      # with OAC_E2E_KEEP=1 too): containers, veths, cgroups,
 #                                      # scratch dirs; and builds of older recipes when idle
@@ -23,8 +26,9 @@ SCRATCH=${OAC_E2E_SCRATCH:-/var/tmp/oac-e2e}
 # ve-oac-e2e-<number> (test/e2e/harness/rootfs.ts): `clean` touches nothing else.
 MACHINE_PREFIX=oac-e2e-
 
+SUITES=(bookworm bullseye trixie) # the first is the default: the host of the whole e2e tier
+
 # ---- the recipe: everything below up to "end of recipe" is hashed into the cache name --------
-SUITE=bookworm
 VARIANT=minbase
 # sha256sum (coreutils), flock (util-linux), gzip, sh (dash), sudo and curl: what the one-line
 # install command runs. passwd (useradd) and login come with minbase.
@@ -32,7 +36,17 @@ VARIANT=minbase
 # own service stays off, the test starts it with its own configuration.
 # openssh-server and python3: what Ansible needs of a managed host (issue #15, FLEET-01); sshd
 # stays off, the Ansible test starts it.
-INCLUDE=systemd,systemd-sysv,dbus,docker.io,iptables,curl,sudo,ca-certificates,gzip,util-linux,procps,iproute2,tinyproxy,openssh-server,python3
+BASE=systemd,systemd-sysv,dbus,docker.io,iptables,curl,sudo,ca-certificates,gzip,util-linux,procps,iproute2
+# The matrix's hosts only run the line, a rerun, status and uninstall: no proxy, no Ansible.
+# Debian 13 moved the docker command to its own package (docker.io only recommends it); the
+# installer speaks to Docker's API, the tests' snapshots use the command.
+include() {
+  case $1 in
+    bookworm) echo "$BASE,tinyproxy,openssh-server,python3" ;;
+    trixie) echo "$BASE,docker-cli" ;;
+    *) echo "$BASE" ;;
+  esac
+}
 
 customize() {
   local root=$1
@@ -67,7 +81,7 @@ EOF
   systemctl --root="$root" enable oac-e2e-cgroup-rw.service containerd.service docker.service
   # No unattended apt runs (they would try the network) in a host that lives a few seconds.
   systemctl --root="$root" mask apt-daily.timer apt-daily-upgrade.timer tinyproxy.service
-  systemctl --root="$root" disable ssh.service
+  if [ -e "$root/lib/systemd/system/ssh.service" ]; then systemctl --root="$root" disable ssh.service; fi
 
   # A non-root user who may use sudo without a password: the sudo path of the one-liner.
   # Debian's base-passwd already has an `operator` group (GID 37), so the user's group is `users`.
@@ -85,24 +99,36 @@ die() {
   exit 1
 }
 
-recipe_hash() {
+# recipe SUITE: what the cache name hashes, and what rootfs-<hash>.recipe keeps.
+recipe() {
   # declare -f prints the function without comments: editing a comment does not rebuild.
-  { echo "$SUITE $VARIANT $INCLUDE"; declare -f customize; } | sha256sum | cut -c1-16
+  echo "$1 $VARIANT $(include "$1")"
+  declare -f customize
 }
 
-rootfs_path() { echo "$CACHE/rootfs-$(recipe_hash)"; }
+rootfs_path() { echo "$CACHE/rootfs-$(recipe "$1" | sha256sum | cut -c1-16)"; }
 
-# The Debian mirror: OAC_E2E_MIRROR, else the one this machine's apt uses for $SUITE.
+known_suite() {
+  local s
+  for s in "${SUITES[@]}"; do [[ $s != "$1" ]] || return 0; done
+  die "unknown suite '$1': one of ${SUITES[*]}"
+}
+
+# The Debian mirror: OAC_E2E_MIRROR, else the one this machine's apt uses for SUITE, else (a
+# suite this machine does not install from) the URI of its own release's entry: one archive
+# serves every suite.
 mirror() {
-  debian_mirror "$SUITE" "${OAC_E2E_MIRROR:-}" ||
-    die "no '$SUITE' entry in /etc/apt/sources.list{,.d}: set OAC_E2E_MIRROR"
+  debian_mirror "$1" "${OAC_E2E_MIRROR:-}" ||
+    debian_mirror "$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)" "" ||
+    die "no '$1' entry in /etc/apt/sources.list{,.d}: set OAC_E2E_MIRROR"
 }
 
 build() {
+  local suite=$1 target tmp started
+  known_suite "$suite"
   [[ $(id -u) -eq 0 ]] || die "run as root (debootstrap, chroot)"
   command -v debootstrap >/dev/null || die "debootstrap is missing: run 'bash scripts/setup.sh'"
-  local target tmp started
-  target=$(rootfs_path)
+  target=$(rootfs_path "$suite")
   if [[ -d $target ]]; then
     echo "$target"
     return
@@ -119,19 +145,20 @@ build() {
   rm -rf "$CACHE"/rootfs-*.tmp-*
   tmp=$target.tmp-$$
   started=$(date +%s)
-  echo "e2e-rootfs: building $target (debootstrap $SUITE from $(mirror), about 2 minutes)" >&2
-  if ! debootstrap --variant="$VARIANT" --include="$INCLUDE" "$SUITE" "$tmp" "$(mirror)" \
-    >"$CACHE/build.log" 2>&1; then
-    tail -n 20 "$CACHE/build.log" >&2
+  local log=$CACHE/build-$suite.log
+  echo "e2e-rootfs: building $target (debootstrap $suite from $(mirror "$suite"), about 2 minutes)" >&2
+  if ! debootstrap --variant="$VARIANT" --include="$(include "$suite")" "$suite" "$tmp" \
+    "$(mirror "$suite")" >"$log" 2>&1; then
+    tail -n 20 "$log" >&2
     rm -rf "$tmp"
-    die "debootstrap failed; full log: $CACHE/build.log"
+    die "debootstrap failed; full log: $log"
   fi
-  if ! customize "$tmp" >>"$CACHE/build.log" 2>&1; then
-    tail -n 20 "$CACHE/build.log" >&2
+  if ! customize "$tmp" >>"$log" 2>&1; then
+    tail -n 20 "$log" >&2
     rm -rf "$tmp"
-    die "customizing the tree failed; full log: $CACHE/build.log"
+    die "customizing the tree failed; full log: $log"
   fi
-  { echo "$SUITE $VARIANT $INCLUDE"; declare -f customize; } >"$target.recipe"
+  recipe "$suite" >"$target.recipe"
   mv -T "$tmp" "$target" # atomic: a tree under the final name is always complete
   echo "e2e-rootfs: built in $(($(date +%s) - started)) s, $(du -sh "$target" | cut -f1)" >&2
   echo "$target"
@@ -231,12 +258,12 @@ clean() {
   [[ $mode == --stale ]] && return
   # Half-built trees and builds of other recipes, when no host could be using them.
   if ((busy == 0)) && [[ -d $CACHE ]]; then
-    local current
-    current=$(rootfs_path)
+    local current=() suite
+    for suite in "${SUITES[@]}"; do current+=("$(rootfs_path "$suite")"); done
     exec 9>"$CACHE/.build.lock"
     if flock -n 9; then
       for dir in "$CACHE"/rootfs-*; do
-        [[ -e $dir && $dir != "$current" && $dir != "$current.recipe" ]] || continue
+        [[ -e $dir && " ${current[*]/%/ } ${current[*]/%/.recipe} " != *" $dir "* ]] || continue
         rm -rf "$dir"
         echo "e2e-rootfs: removed $dir"
       done
@@ -246,8 +273,9 @@ clean() {
 }
 
 case ${1:-build} in
-  build) build ;;
-  path) rootfs_path ;;
+  build) build "${2:-${SUITES[0]}}" ;;
+  build-all) for suite in "${SUITES[@]}"; do build "$suite"; done ;;
+  path) known_suite "${2:-${SUITES[0]}}" && rootfs_path "${2:-${SUITES[0]}}" ;;
   clean) clean "${2:-}" ;;
-  *) die "usage: $0 build|path|clean [--stale]" ;;
+  *) die "usage: $0 build [SUITE]|build-all|path [SUITE]|clean [--stale]" ;;
 esac

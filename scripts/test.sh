@@ -34,13 +34,15 @@ finish() {
 }
 trap finish EXIT
 
-# The e2e hosts' rootfs (debootstrap, about 2 minutes on a fresh machine) is built in the
-# background while the executable is built and the unit and host tiers run; the e2e tier's
-# first host waits on the build's lock and finds it done (scripts/e2e-rootfs.sh build). In its
+# The e2e hosts' root file systems (debootstrap: Debian 12 for the whole tier, about 2 minutes on
+# a fresh machine, then Debian 11 and 13 for the distribution matrix, about 3 more) are built in
+# the background while the executable is built and the unit and host tiers run; the e2e tier's
+# first host of each release waits on the build's lock and finds it done
+# (scripts/e2e-rootfs.sh build-all, one release after another, Debian 12 first). In its
 # own session, so that finish() stops it with everything it started; a build that failed is
 # tried again by the e2e tier, which reports it.
 rootfs_log=$(mktemp /tmp/oac-rootfs-build.XXXXXX)
-setsid bash -c 'bash scripts/e2e-rootfs.sh build; echo "rootfs build exit $?"' >"$rootfs_log" 2>&1 &
+setsid bash -c 'bash scripts/e2e-rootfs.sh build-all; echo "rootfs build exit $?"' >"$rootfs_log" 2>&1 &
 rootfs_pid=$!
 
 npm run build --silent

@@ -10,6 +10,9 @@ export interface MessageEntry {
   hint?: string;
 }
 
+/** HOST-12: what every refusal of a host names (docs/supported-hosts.md). */
+const SUPPORTED = 'Supported hosts: Debian 11, 12 and 13 on amd64, booted with systemd (docs/supported-hosts.md).';
+
 export const MESSAGES = {
   enrollment_token_refused: {
     message: 'The enrollment command expired or was already used',
@@ -124,14 +127,19 @@ export const MESSAGES = {
   },
   not_linux_amd64: {
     message: 'This host is not Linux amd64',
+    hint: SUPPORTED,
   },
   no_systemd: {
     message: 'This host does not run systemd',
-    hint: 'The node runs as a systemd service; use a host booted with systemd.',
+    hint: `The node runs as a systemd service. ${SUPPORTED}`,
   },
   selinux_enforcing: {
     message: 'SELinux is enforcing on this host',
-    hint: 'Use a host the installer supports; it never changes SELinux settings.',
+    hint: `The installer never changes SELinux settings. ${SUPPORTED}`,
+  },
+  docker_too_old: {
+    message: 'Docker {version} on this host is older than {minimum}, the oldest the node supports',
+    hint: `Upgrade Docker Engine to {minimum} or later (the docker.io of Debian 11, 12 and 13 is), then run the command again. ${SUPPORTED}`,
   },
   docker_unavailable: {
     message: 'Docker Engine is not installed, or Docker is not running',

@@ -185,7 +185,7 @@ test('PRE-01 not root: the installer stops before reading the token, nothing cha
   assert.equal(await requestsTo(core), asked, 'nothing reached Core');
 });
 
-test('PRE-03 SELinux enforcing, simulated by its sysfs file: "SELinux is enforcing on this host", nothing changed', async () => {
+test('PRE-03 HOST-12 SELinux enforcing, simulated by its sysfs file: "SELinux is enforcing on this host", the hint naming the supported hosts, nothing changed', async () => {
   // The installer reads /sys/fs/selinux/enforce, under --root the scratch tree's: here it holds
   // what an enforcing kernel shows there (this machine's kernel has no SELinux, nor has the e2e
   // host's, where this test simulated the same file on a tmpfs).
@@ -194,7 +194,7 @@ test('PRE-03 SELinux enforcing, simulated by its sysfs file: "SELinux is enforci
   const token = await issueToken(core);
   const asked = await requestsTo(core);
   await refused(
-    /^oac-node: SELinux is enforcing on this host$/m,
+    /^oac-node: SELinux is enforcing on this host$\n {2}hint: The installer never changes SELinux settings\. Supported hosts: Debian 11, 12 and 13 on amd64, booted with systemd \(docs\/supported-hosts\.md\)\.$/m,
     () => runExe(install(core.core_url, CORE_ID), { stdin: `${token}\n` }),
     1,
   );

@@ -42,6 +42,7 @@ import {
   repoRoot,
   rootfsScript,
   scratchRoot,
+  type Suite,
 } from './rootfs.ts';
 import { parseSnapshot, snapshotScript, type HostSnapshot } from './snapshot.ts';
 import { jsonEventProblems, schemaProblem } from '../../helpers/json-contract.ts';
@@ -61,6 +62,8 @@ export interface Bind {
 }
 
 export interface BootOptions {
+  /** The Debian release to boot; default bookworm (Debian 12). */
+  suite?: Suite;
   binds?: Bind[];
   /** Until systemd reports running/degraded and `docker info` answers; default 90 s. */
   bootTimeoutMs?: number;
@@ -138,7 +141,7 @@ let swept = false;
 
 /** Boots a fresh host; resolves once systemd is running (or degraded) and Docker answers. */
 export async function bootHost(options: BootOptions = {}): Promise<E2eHost> {
-  const rootfs = await ensureRootfs();
+  const rootfs = await ensureRootfs(options.suite);
   requireTools();
   if (!swept) {
     // Leftovers of killed runs (not of kept hosts, not of running test processes).

@@ -17,16 +17,29 @@ export const scratchRoot = process.env.OAC_E2E_SCRATCH ?? '/var/tmp/oac-e2e';
 export const MACHINE_PREFIX = 'oac-e2e-';
 export const MAX_INDEX = 10_000;
 
-let built: Promise<string> | undefined;
+/** The Debian releases an e2e host can be (HOST-12): bookworm hosts the whole tier, the other two
+ *  the distribution matrix (test/e2e/distributions.test.ts). */
+export type Suite = 'bookworm' | 'bullseye' | 'trixie';
 
-/** Builds the rootfs when the recipe changed (progress on stderr) and returns its path. */
-export function ensureRootfs(): Promise<string> {
-  built ??= new Promise<string>((resolve, reject) => {
+const built = new Map<Suite, Promise<string>>();
+
+/** Builds the suite's rootfs when its recipe changed (progress on stderr), returns its path. */
+export function ensureRootfs(suite: Suite = 'bookworm'): Promise<string> {
+  let path = built.get(suite);
+  if (!path) {
+    path = buildRootfs(suite);
+    built.set(suite, path);
+  }
+  return path;
+}
+
+function buildRootfs(suite: Suite): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     if (process.getuid?.() !== 0) {
       reject(new Error('e2e hosts need root (debootstrap, mounts, systemd-nspawn)'));
       return;
     }
-    const child = spawn('bash', [rootfsScript, 'build'], {
+    const child = spawn('bash', [rootfsScript, 'build', suite], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -36,8 +49,7 @@ export function ensureRootfs(): Promise<string> {
     child.once('exit', (code) => {
       const path = stdout.trim().split('\n').pop() ?? '';
       if (code === 0 && path.startsWith('/')) resolve(path);
-      else reject(new Error(`bash scripts/e2e-rootfs.sh build failed (exit ${code})`));
+      else reject(new Error(`bash scripts/e2e-rootfs.sh build ${suite} failed (exit ${code})`));
     });
   });
-  return built;
 }
