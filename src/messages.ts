@@ -11,7 +11,8 @@ export interface MessageEntry {
 }
 
 /** HOST-12: what every refusal of a host names (docs/supported-hosts.md). */
-const SUPPORTED = 'Supported hosts: Debian 11, 12 and 13 on amd64, booted with systemd (docs/supported-hosts.md).';
+const SUPPORTED =
+  'Supported hosts: Debian 11, 12 and 13 on amd64, booted with systemd (docs/supported-hosts.md).';
 
 export const MESSAGES = {
   enrollment_token_refused: {
