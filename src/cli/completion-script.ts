@@ -12,6 +12,9 @@ export interface CompletionSpec {
 
 const WORD = /^-{0,2}[a-z][a-z0-9-]*$/;
 
+/** The options every command takes, also before the command's name (src/cli/main.ts). */
+const GLOBAL = ['--help', '--version', '--no-color'] as const;
+
 function words(list: readonly string[]): string {
   for (const w of list) if (!WORD.test(w)) throw new Error(`not a completion word: ${w}`);
   return list.join(' ');
@@ -23,12 +26,16 @@ export function bashCompletion(spec: CompletionSpec): string {
   );
   return `# oac-node completion for bash: source <(oac-node completion bash)
 _oac_node() {
-  local cur=\${COMP_WORDS[COMP_CWORD]}
-  if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=($(compgen -W '${words(spec.commands)} --help --version' -- "$cur"))
+  local cur=\${COMP_WORDS[COMP_CWORD]} command= i
+  # The command is the first word that is no option (global options may come before it).
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case \${COMP_WORDS[i]} in -*) ;; *) command=\${COMP_WORDS[i]}; break ;; esac
+  done
+  if [ -z "$command" ]; then
+    COMPREPLY=($(compgen -W '${words(spec.commands)} ${words(GLOBAL)}' -- "$cur"))
     return
   fi
-  case \${COMP_WORDS[1]} in
+  case $command in
 ${cases.join('\n')}
   esac
 }
@@ -41,11 +48,16 @@ export function zshCompletion(spec: CompletionSpec): string {
   return `#compdef oac-node
 # oac-node completion for zsh: source <(oac-node completion zsh), after compinit
 _oac_node() {
-  if (( CURRENT == 2 )); then
-    compadd -- ${words(spec.commands)} --help --version
+  local command= i
+  # The command is the first word that is no option (global options may come before it).
+  for (( i = 2; i < CURRENT; i++ )); do
+    [[ \${words[i]} == -* ]] || { command=\${words[i]}; break; }
+  done
+  if [[ -z $command ]]; then
+    compadd -- ${words(spec.commands)} ${words(GLOBAL)}
     return
   fi
-  case \${words[2]} in
+  case $command in
 ${cases.join('\n')}
   esac
   _files

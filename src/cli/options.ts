@@ -91,3 +91,22 @@ export function manifestSha256Arg(bundle: string | undefined, sha256: string | u
     "--bundle needs --manifest-sha256: the SHA-256 of the bundle's manifest (64 lowercase hexadecimal digits), as oac-node bundle printed it",
   );
 }
+
+/** A file or directory path given on the command line: not empty, one line of printable text
+ *  (it is printed back in messages), at most PATH_MAX. Where it points is the command's to check. */
+const pathValue = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((v) => v.trim() !== '' && escapeControls(v) === v);
+
+export function pathArg(flag: string, value: string): string;
+export function pathArg(flag: string, value: string | undefined): string | undefined;
+export function pathArg(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return valueOf(
+    pathValue,
+    value,
+    `${flag} takes a path: not empty, without control characters, at most 4096 characters`,
+  );
+}

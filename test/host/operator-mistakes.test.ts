@@ -81,6 +81,8 @@ const URL_HINT =
 const TIMEOUT = (v: string) =>
   `oac-node: --timeout takes seconds (300) or a duration such as 300s, 5m or 1h, from 1 s to 24 h: ${v}`;
 const PLAN_HINT = 'Make the plan again with install … --plan-out FILE.';
+const PATH_LINE = (flag: string) =>
+  `oac-node: ${flag} takes a path: not empty, without control characters, at most 4096 characters`;
 
 const MISTAKES: Mistake[] = [
   {
@@ -395,6 +397,62 @@ const MISTAKES: Mistake[] = [
     line: 'oac-node: The plan file PLANS/text.plan is not a plan of this installer: not JSON',
     hint: PLAN_HINT,
     ids: 'DECL-05',
+  },
+  {
+    mistake: 'install with an empty --plan-out (a variable that was never set)',
+    args: install('--plan-out', ''),
+    status: 64,
+    line: PATH_LINE('--plan-out'),
+    hint: null,
+  },
+  {
+    mistake: 'uninstall with an empty --plan-out',
+    args: ['uninstall', '--installation-id', ID, '--root', 'R', '--plan-out', ''],
+    status: 64,
+    line: PATH_LINE('--plan-out'),
+    hint: null,
+  },
+  {
+    mistake: 'install with a --bundle path holding a line break',
+    args: install('--bundle', '/root/oac.bundle\n', '--manifest-sha256', SHA),
+    status: 64,
+    line: PATH_LINE('--bundle'),
+    hint: null,
+    ids: 'OFFLINE-01',
+  },
+  {
+    mistake: 'bundle with a console URL of another scheme (ftp://)',
+    args: ['bundle', '--console-url', 'ftp://core.example', '--release', '0.1.0', '--out', 'x'],
+    status: 64,
+    line: 'oac-node: The console URL must use https (plain http is allowed only for loopback addresses): ftp://core.example',
+    hint: null,
+    ids: 'OFFLINE-01',
+  },
+  {
+    mistake: 'bundle with an empty --out',
+    args: ['bundle', '--console-url', 'https://core.example', '--release', '0.1.0', '--out', ''],
+    status: 64,
+    line: PATH_LINE('--out'),
+    hint: null,
+    ids: 'OFFLINE-01',
+  },
+  {
+    mistake: 'register by hand with an empty --state-dir',
+    args: [
+      ...['register', '--config', '/root/provider.json', '--state-dir', ''],
+      ...['--core-url', 'https://core.example', '--name', 'worker-1'],
+      ...['--enrollment-token-file', '/root/token'],
+    ],
+    status: 64,
+    line: PATH_LINE('--state-dir'),
+    hint: null,
+  },
+  {
+    mistake: 'run by hand with an empty --config',
+    args: ['run', '--config', '', '--state-dir', '/root/node'],
+    status: 64,
+    line: PATH_LINE('--config'),
+    hint: null,
   },
   {
     mistake: 'install without root',

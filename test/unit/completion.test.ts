@@ -51,6 +51,18 @@ test('OPS-05 bash completes a command, then that command own options, and no hid
   assert.deepEqual(bashOffers(['show-plan', '--fi']), [], 'a positional is no option');
 });
 
+test('OPS-05 a global option before the command: bash and zsh still complete the command, then its options', () => {
+  assert.deepEqual(bashOffers(['--no-color', 'ins']), ['install']);
+  assert.deepEqual(bashOffers(['--no-color', 'install', '--core-']), ['--core-url', '--core-pin']);
+  assert.deepEqual(bashOffers(['--no']), ['--no-color']);
+  assert.ok(zshOffers(['--no-color', '']).includes('uninstall'));
+  assert.deepEqual(zshOffers(['--no-color', 'status', '--']), [
+    '--help',
+    '--installation-id',
+    '--json',
+  ]);
+});
+
 test('OPS-05 zsh offers the commands, then the named command own options', () => {
   const commands = zshOffers(['']);
   for (const c of ['install', 'uninstall', 'status', 'completion'])

@@ -2,7 +2,8 @@ import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { resolve } from 'node:path';
 import { makeBundle } from '../../bundle/make-bundle.ts';
-import { UsageError } from '../../errors.ts';
+import { EXIT, UsageError } from '../../errors.ts';
+import { pathArg } from '../options.ts';
 import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
 import { releaseIdSchema } from '../../net/release-manifest.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
@@ -56,7 +57,8 @@ export const bundleCommand: CommandModule<object, BundleArgs> = {
         '',
       ) as unknown as Argv<BundleArgs>,
   handler: async (argv) => {
-    const consoleUrl = parseServiceUrl(argv['console-url'], 'The console URL');
+    const consoleUrl = parseServiceUrl(argv['console-url'], 'The console URL', EXIT.usage);
+    const out = resolve(pathArg('--out', argv.out));
     if (!releaseIdSchema.safeParse(argv.release).success)
       throw new UsageError(
         '--release must be 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" and "-"',
@@ -66,7 +68,7 @@ export const bundleCommand: CommandModule<object, BundleArgs> = {
     const made = await makeBundle({
       consoleUrl: consoleUrl.href,
       release: argv.release,
-      out: resolve(argv.out),
+      out,
       ...(argv.provider === undefined ? {} : { provider: argv.provider }),
       log: (line) => process.stderr.write(`${printable(line)}\n`),
     });

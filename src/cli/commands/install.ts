@@ -6,6 +6,7 @@ import {
   coreUrlArg,
   manifestSha256Arg,
   nameArg,
+  pathArg,
   parseTimeout,
   timeoutOption,
 } from '../options.ts';
@@ -144,11 +145,12 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     const checkpointRoot = checkpointRootArg(argv['checkpoint-root']);
     const name = nameArg(argv.name ?? hostname());
     // OFFLINE-01: opened and listed before the token is read; checked whole in preflight.
-    const manifestSha256 = manifestSha256Arg(argv.bundle, argv['manifest-sha256']);
-    const bundle = argv.bundle === undefined ? undefined : await openBundle(argv.bundle);
+    const planOut = pathArg('--plan-out', argv['plan-out']);
+    const bundlePath = pathArg('--bundle', argv.bundle);
+    const manifestSha256 = manifestSha256Arg(bundlePath, argv['manifest-sha256']);
+    const bundle = bundlePath === undefined ? undefined : await openBundle(bundlePath);
     const token = await tokenOfThisRun();
     const proxyEnv = proxyEnvOfThisRun();
-    const planOut = argv['plan-out'];
     const request = {
       coreUrl: coreOrigin,
       corePin,
@@ -165,7 +167,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       ...(argv['allow-downgrade'] ? { allowDowngrade: true } : {}),
       ...(bundle === undefined
         ? {}
-        : { bundle, bundleManifestSha256: manifestSha256, bundlePath: resolve(argv.bundle ?? '') }),
+        : { bundle, bundleManifestSha256: manifestSha256, bundlePath: resolve(bundlePath ?? '') }),
     };
     await runInstall(request, { json: argv.json, quiet: argv.quiet, planOut }).finally(() =>
       bundle?.close(),

@@ -1,5 +1,5 @@
 import { COMMAND_SUMMARIES } from '../summaries.ts';
-import { coreUrlArg } from '../options.ts';
+import { coreUrlArg, pathArg } from '../options.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { registerNode } from '../../node/register.ts';
 import { printable } from '../../ui/printable.ts';
@@ -56,11 +56,11 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
     pinOrigin(origin, corePin);
     const { outcome, identity } = await registerNode({
       corePin,
-      configPath: argv.config,
-      stateDir: argv['state-dir'],
+      configPath: pathArg('--config', argv.config),
+      stateDir: pathArg('--state-dir', argv['state-dir']),
       coreUrl: argv['core-url'],
       name: argv.name,
-      tokenFile: argv['enrollment-token-file'],
+      tokenFile: pathArg('--enrollment-token-file', argv['enrollment-token-file']),
       managed: false,
     });
     const what = {

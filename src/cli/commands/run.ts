@@ -2,6 +2,7 @@ import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { runNode } from '../../agent/run.ts';
 import { ExitStatus } from '../../errors.ts';
+import { pathArg } from '../options.ts';
 import { limitDownloadMemory } from '../../net/download-memory.ts';
 import { logLine } from '../../ui/log.ts';
 
@@ -38,8 +39,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
     process.once('SIGINT', onSignal);
     try {
       const status = await runNode({
-        configPath: argv.config,
-        stateDir: argv['state-dir'],
+        configPath: pathArg('--config', argv.config),
+        stateDir: pathArg('--state-dir', argv['state-dir']),
         heartbeatSeconds: argv['heartbeat-seconds'],
         log: logLine,
         signal: stop.signal,

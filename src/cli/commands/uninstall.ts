@@ -9,6 +9,7 @@ import { writePlanFile } from '../../installation/plan-file.ts';
 import { PLAN_FORMAT, shownEvents } from '../../installation/saved-plan.ts';
 import type { EngineEvent } from '../../core/events.ts';
 import { ExitStatus, EXIT } from '../../errors.ts';
+import { pathArg } from '../options.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { oacError } from '../../messages.ts';
 import { Host } from '../../host/host.ts';
@@ -34,10 +35,10 @@ interface UninstallArgs {
 export async function runUninstall(argv: UninstallArgs): Promise<void> {
   const named = argv['installation-id'];
   if (named !== undefined) parseInstallationId(named); // a usage error first, as root or not
+  const planOut = pathArg('--plan-out', argv['plan-out']);
   if (process.getuid?.() !== 0) throw oacError('not_root');
   const root = argv.root ?? '/';
   const installationId = await namedOrRecordedId(named, new Host(root), EXIT.nothingInstalled);
-  const planOut = argv['plan-out'];
   const request = {
     root,
     installationId,
