@@ -5,12 +5,14 @@
 // scheme or with a path, a duration with a unit, a token in the wrong place, a mistyped command
 // or installation ID, a plan file in the wrong state, no root.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { createConnection, createServer } from 'node:net';
 import { requireExecutable } from '../helpers/executable.ts';
+import { makeTestCertificate } from '../helpers/proxy.ts';
 import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
 
 const ID = '3f2c1a9e-6a4b-4c1e-9d2f-0b8a7c6d5e4f';
@@ -22,7 +24,11 @@ const LOCK = /^run\/oac-node(\/installer\.lock)?$/;
 let exe: string;
 let root: string;
 let plans: string;
-before(() => {
+/** A Core address behind a self-signed certificate: openssl's own TLS server, in a process of
+ *  its own (the rows run the executable synchronously, and this process could not answer). */
+let privateCa: ChildProcess | undefined;
+let privateCaPort = 0;
+before(async () => {
   exe = requireExecutable();
   root = makeScratchRoot();
   plans = mkdtempSync(join(tmpdir(), 'oac-plans-'));
@@ -30,8 +36,22 @@ before(() => {
   writeFileSync(join(plans, 'open.plan'), '{}\n', { mode: 0o666 });
   chmodSync(join(plans, 'open.plan'), 0o666);
   writeFileSync(join(plans, 'text.plan'), 'not a plan\n', { mode: 0o600 });
+  const certificate = await makeTestCertificate('localhost');
+  writeFileSync(join(plans, 'tls.key'), certificate.key, { mode: 0o600 });
+  writeFileSync(join(plans, 'tls.crt'), certificate.cert);
+  privateCaPort = await freePort();
+  privateCa = spawn(
+    'openssl',
+    [
+      ...['s_server', '-quiet', '-www', '-accept', `127.0.0.1:${privateCaPort}`],
+      ...['-cert', join(plans, 'tls.crt'), '-key', join(plans, 'tls.key')],
+    ],
+    { stdio: 'ignore' },
+  );
+  await untilListening(privateCaPort);
 });
 after(() => {
+  privateCa?.kill();
   rmSync(root, { recursive: true, force: true });
   rmSync(plans, { recursive: true, force: true });
 });
@@ -174,6 +194,23 @@ const MISTAKES: Mistake[] = [
     status: 1,
     line: 'oac-node: Cannot reach Core at http://127.0.0.1:9: connection refused (GET /api/v1/sandbox-node/configuration)',
     hint: "Check that this is Core's address as Web shows it (scheme, host name, port), then the host's network and proxy settings, and run the command again.",
+  },
+  {
+    mistake: '--timeout 5m (yargs alone read it as NaN): taken, the run goes on to ask Core',
+    args: withCore('http://127.0.0.1:9', '--timeout', '5m'),
+    stdin: `${TOKEN}\n`,
+    status: 1,
+    line: 'oac-node: Cannot reach Core at http://127.0.0.1:9: connection refused (GET /api/v1/sandbox-node/configuration)',
+    hint: "Check that this is Core's address as Web shows it (scheme, host name, port), then the host's network and proxy settings, and run the command again.",
+  },
+  {
+    mistake: 'a Core under a private CA, and no --core-pin (the hint names it)',
+    args: withCore('https://localhost:PRIVATE_CA_PORT'),
+    stdin: `${TOKEN}\n`,
+    status: 1,
+    line: "oac-node: Core's certificate at https://localhost:PRIVATE_CA_PORT is not trusted by this host: TLS: DEPTH_ZERO_SELF_SIGNED_CERT (GET /api/v1/sandbox-node/configuration)",
+    hint: 'A Core with a private CA or a self-signed certificate needs its key pinned: --core-pin sha256:… as Web shows it (docs/private-ca.md). Otherwise check the address and the host clock.',
+    ids: 'TRUST-01',
   },
   {
     mistake: '--timeout with a unit yargs cannot read (5x)',
@@ -465,7 +502,29 @@ const MISTAKES: Mistake[] = [
   },
 ];
 
-const fill = (text: string) => text.replaceAll('PLANS', plans);
+const fill = (text: string) =>
+  text.replaceAll('PLANS', plans).replaceAll('PRIVATE_CA_PORT', String(privateCaPort));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function untilListening(port: number): Promise<void> {
+  for (let i = 0; i < 100; i += 1) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = createConnection(port, '127.0.0.1');
+      socket.once('connect', () => resolve(socket.destroy() !== undefined));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`openssl s_server did not listen on ${port}`);
+}
 
 test(`issue #25 ${MISTAKES.length} operator mistakes: each gets its exact line, hint and exit status, and the host is unchanged`, async (t) => {
   assert.ok(MISTAKES.length >= 30, 'at least 30 mistakes');
