@@ -15,7 +15,9 @@ export class Redactor {
     // (a response body in an error) with `"` and `\` escaped: each form is masked as written.
     // --json lines are not redacted as text: printableJson masks each string before it is
     // serialised (src/ui/printable.ts), since masking JSON text can cut an escape sequence.
-    this.secrets.add(encodeURIComponent(secret));
+    // A lone surrogate has no URL encoding (encodeURIComponent throws URIError, issue #26's
+    // fuzzing found it through tokenFromStdin), so such a secret never travels URL-encoded.
+    if (!/[\uD800-\uDFFF]/u.test(secret)) this.secrets.add(encodeURIComponent(secret));
     this.secrets.add(JSON.stringify(secret).slice(1, -1));
   }
 

@@ -22,7 +22,9 @@ export function paddingOf(size: number): number {
 export function fileHeader(name: string, size: number, mtimeSeconds: number): Buffer {
   const block = Buffer.alloc(BLOCK);
   const bytes = Buffer.from(name, 'utf8');
-  if (bytes.length === 0 || bytes.length > 100 || name.includes('/') || bytes.includes(0))
+  // A name UTF-8 cannot carry (a lone surrogate) would read back as another (U+FFFD).
+  const lossy = bytes.toString('utf8') !== name;
+  if (bytes.length === 0 || bytes.length > 100 || name.includes('/') || bytes.includes(0) || lossy)
     throw new Error(`bundle: bad entry name '${name}'`);
   bytes.copy(block, 0);
   writeOctal(block, 100, 8, 0o644);

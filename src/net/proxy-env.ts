@@ -267,6 +267,9 @@ function matches(rule: NoProxyRule, host: string, port: number): boolean {
     const shift = BigInt((rule.family === 4 ? 32 : 128) - rule.bits);
     return address.value >> shift === rule.base >> shift;
   }
+  // An address matches a name entry only whole: `1.1` is no domain of 10.0.1.1 (curl agrees;
+  // issue #26's fuzzing against curl found the suffix match).
+  if (parseIp(host) !== undefined) return host === rule.host;
   return host === rule.host || host.endsWith(`.${rule.host}`);
 }
 

@@ -16,6 +16,9 @@ export const fileNameSchema = z
   .refine((name) => !name.includes('/'), 'file name contains "/"')
   .refine((name) => !name.includes('..'), 'file name contains ".."')
   .refine((name) => !name.includes('\u0000'), 'file name contains NUL')
+  // A lone surrogate is no UTF-8: written as U+FFFD on disk or in a bundle's header, two names
+  // would become one file (issue #26, found by test/unit/fuzz-tar-header.test.ts).
+  .refine((name) => !/[\uD800-\uDFFF]/u.test(name), 'file name is not UTF-8 (a lone surrogate)')
   .refine((name) => name !== '.', 'file name is "."')
   .refine((name) => textEncoder.encode(name).length <= 255, 'file name longer than 255 bytes');
 

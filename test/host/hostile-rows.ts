@@ -774,6 +774,13 @@ const manifestRows: Row[] = [
   ['a file named ../../etc/passwd', manifest({ name: '../../etc/passwd' }), /manifest/i],
   ['a file name with NUL', manifest({ name: 'a\u0000b' }), /manifest/i],
   ['a file name with a slash', manifest({ name: 'a/b' }), /manifest/i],
+  // Issue #26 (fuzzing): a lone surrogate, valid JSON (`\ud800`) but no UTF-8, was taken; on
+  // disk and in a bundle's header it becomes U+FFFD, so two names could name one file.
+  [
+    'a file name with a lone surrogate (not UTF-8)',
+    manifest({ name: 'a\ud800b' }),
+    /manifest is invalid: files\.0\.name file name is not UTF-8/,
+  ],
   [
     'an image reference with an escape sequence',
     manifest({

@@ -324,7 +324,7 @@ const TOKEN_STDIN_MAX_BYTES = 4096;
 
 /** The token from stdin, checked against Core's token schema before any use (SEC-04); nothing
  *  (a rerun of a registered node) is undefined. A refusal never echoes what arrived. */
-function tokenFromStdin(text: string): string | undefined {
+export function tokenFromStdin(text: string): string | undefined {
   const token = text.trim();
   if (token === '') return undefined;
   // Masked from here on, even if it is no token: it may be one with a stray character.
