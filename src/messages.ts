@@ -138,6 +138,18 @@ export const MESSAGES = {
     message: 'SELinux is enforcing on this host',
     hint: `The installer never changes SELinux settings. ${SUPPORTED}`,
   },
+  file_system_full: {
+    message: 'The file system of {path} is full',
+    hint: 'Free space there (df -h {dir} shows it), then run the command again: it continues where this run stopped.',
+  },
+  file_system_read_only: {
+    message: '{path} is on a read-only file system',
+    hint: 'Make {dir} writable for root again (mount -o remount,rw), then run the command again: it continues where this run stopped.',
+  },
+  file_system_failed: {
+    message: 'The disk failed while {path} was being written (input/output error)',
+    hint: "Check the disk (dmesg, the storage's own status), then run the command again: it continues where this run stopped.",
+  },
   docker_too_old: {
     message: 'Docker {version} on this host is older than {minimum}, the oldest the node supports',
     hint: `Upgrade Docker Engine to {minimum} or later (the docker.io of Debian 11, 12 and 13 is), then run the command again. ${SUPPORTED}`,

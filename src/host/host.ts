@@ -16,6 +16,7 @@ import {
   readIfExists,
   writeFileAtomic,
 } from './files.ts';
+import { changing } from './fs-fault.ts';
 
 export interface RunOptions {
   input?: string;
@@ -104,8 +105,10 @@ export class Host {
     mode: number,
     owner?: { uid: number; gid: number },
   ): Promise<void> {
-    await writeFileAtomic(this.path(hostPath), data, mode);
-    if (owner !== undefined) await lchown(this.path(hostPath), owner.uid, owner.gid);
+    await changing(hostPath, async () => {
+      await writeFileAtomic(this.path(hostPath), data, mode);
+      if (owner !== undefined) await lchown(this.path(hostPath), owner.uid, owner.gid);
+    });
   }
 
   async ensureDirectory(
@@ -113,26 +116,28 @@ export class Host {
     mode: number,
     owner?: { uid: number; gid: number },
   ): Promise<'created' | 'exists'> {
-    const outcome = await ensureDirectory(this.path(hostPath), mode);
-    if (outcome === 'created' && owner !== undefined)
-      await chown(this.path(hostPath), owner.uid, owner.gid);
-    return outcome;
+    return changing(hostPath, async () => {
+      const outcome = await ensureDirectory(this.path(hostPath), mode);
+      if (outcome === 'created' && owner !== undefined)
+        await chown(this.path(hostPath), owner.uid, owner.gid);
+      return outcome;
+    });
   }
 
   /** A second name for a file (a hard link: the same inode, whatever later replaces `from`). */
   async linkFile(fromHostPath: string, toHostPath: string): Promise<void> {
-    await link(this.path(fromHostPath), this.path(toHostPath));
+    await changing(toHostPath, () => link(this.path(fromHostPath), this.path(toHostPath)));
   }
 
   /** Renames within one file system (atomic: a reader sees the old file or the new one). */
   async renameFile(fromHostPath: string, toHostPath: string): Promise<void> {
-    await rename(this.path(fromHostPath), this.path(toHostPath));
+    await changing(toHostPath, () => rename(this.path(fromHostPath), this.path(toHostPath)));
   }
 
   /** Unlinks a file (or a symlink itself), never a tree: false when it was not there. */
   async unlinkFile(hostPath: string): Promise<boolean> {
     try {
-      await unlink(this.path(hostPath));
+      await changing(hostPath, () => unlink(this.path(hostPath)));
       return true;
     } catch (error) {
       if (isCode(error, 'ENOENT')) return false;
@@ -144,7 +149,7 @@ export class Host {
    *  /usr/local/lib that way). */
   async removeEmptyDirectory(hostPath: string): Promise<'removed' | 'absent' | 'not empty'> {
     try {
-      await rmdir(this.path(hostPath));
+      await changing(hostPath, () => rmdir(this.path(hostPath)));
       return 'removed';
     } catch (error) {
       if (isCode(error, 'ENOENT')) return 'absent';
