@@ -388,8 +388,8 @@ export const MESSAGES = {
     hint: 'The damaged download was deleted. Run the command again; if this repeats, something between this host and the release (a proxy, or the server) alters the file.',
   },
   download_disk_full: {
-    message: 'Cannot write {path}: {reason}',
-    hint: 'Free disk space on that file system, then run the command again: it resumes where it stopped.',
+    message: 'The file system of {path} is full',
+    hint: 'Free space there (df -h {dir} shows it), then run the command again: the download resumes where it stopped.',
   },
   download_write: {
     message: 'Cannot write {path}: {reason}',

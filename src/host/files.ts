@@ -85,6 +85,20 @@ export async function syncDirectory(path: string): Promise<void> {
   }
 }
 
+/** `mkdir -p`, one level at a time: Node's own recursive mkdir says ENOENT where the file system
+ *  is read-only (REL-01: the operator must read "read-only", not "no such file"). A directory
+ *  made meanwhile by someone else is fine, as it is for mkdir -p. */
+async function makeDirectories(path: string, mode: number, parents = true): Promise<void> {
+  try {
+    await mkdir(path, { mode });
+  } catch (error) {
+    if (isCode(error, 'EEXIST') && (await lstatIfExists(path))?.isDirectory() === true) return;
+    if (!parents || !isCode(error, 'ENOENT') || dirname(path) === path) throw error;
+    await makeDirectories(dirname(path), mode);
+    await makeDirectories(path, mode, false);
+  }
+}
+
 /** Creates a directory (and parents) with `mode`; an existing symlink in its place is refused. */
 export async function ensureDirectory(path: string, mode: number): Promise<'created' | 'exists'> {
   const found = await lstatIfExists(path);
@@ -93,7 +107,7 @@ export async function ensureDirectory(path: string, mode: number): Promise<'crea
       throw Object.assign(new Error(`${path} exists and is not a directory`), { code: 'ENOTDIR' });
     return 'exists';
   }
-  await mkdir(path, { recursive: true, mode });
+  await makeDirectories(path, mode);
   // The umask must not narrow the mode: the one-line command runs under umask 077, and a
   // program directory of 0700 kept the service (User=oac-node) from executing its program.
   await chmod(path, mode);

@@ -2,6 +2,7 @@
 // (STYLE.md point 5). No message carries a URL credential or a proxy password: URLs with
 // credentials are refused up front, and proxies are shown as their route display
 // (`http://***@host:port`, SEC-03).
+import { dirname } from 'node:path';
 import { OacError } from '../errors.ts';
 import { hint, message, type MessageCode } from '../messages.ts';
 import { describeTransportError } from './http-json.ts';
@@ -23,7 +24,10 @@ type Values = Record<string, string | number>;
 
 /** One failure from the messages table (src/messages.ts, the one table: STYLE.md point 5). */
 function failure(code: MessageCode, values: Values, retryable: boolean, cause?: unknown) {
-  return new DownloadError(code, message(code, values), retryable, { hint: hint(code), cause });
+  return new DownloadError(code, message(code, values), retryable, {
+    hint: hint(code, values),
+    cause,
+  });
 }
 
 export function stalled(file: string, minBytes: number, windowMs: number, kept: number) {
@@ -84,7 +88,9 @@ export function writeFailed(path: string, error: unknown) {
   const code = (error as { code?: unknown }).code;
   const reason = typeof code === 'string' ? code : 'write failed';
   const full = code === 'ENOSPC' || code === 'EDQUOT';
-  return failure(full ? 'download_disk_full' : 'download_write', { path, reason }, false, error);
+  // REL-01: a full disk is said in words, with where to look (the part is kept: DL-02).
+  if (full) return failure('download_disk_full', { path, dir: dirname(path) }, false, error);
+  return failure('download_write', { path, reason }, false, error);
 }
 
 export function badRedirect(file: string, why: string) {

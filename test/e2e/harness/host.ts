@@ -69,6 +69,10 @@ export interface BootOptions {
   bootTimeoutMs?: number;
   /** More systemd-nspawn options, e.g. `--bind=/dev/kvm` with `--property=DeviceAllow=…`. */
   nspawnArgs?: string[];
+  /** The size of the host's own disk, its overlay's writable layer (a tmpfs size, `400m`);
+   *  default: this machine's disk under the scratch dir. A host with a size keeps that layer
+   *  in its private mount namespace: `dir`/upper stays empty as this machine sees it. */
+  upperSize?: string;
   /** Leave the host running after stop() and after the test process ends, for debugging;
    *  default: OAC_E2E_KEEP=1. Remove it later with `bash scripts/e2e-rootfs.sh clean`. */
   keep?: boolean;
@@ -197,6 +201,7 @@ export async function bootHost(options: BootOptions = {}): Promise<E2eHost> {
         SYSTEMD_NSPAWN_API_VFS_WRITABLE: '1',
         SYSTEMD_SECCOMP: '0',
         SYSTEMD_NSPAWN_LOCK: '0', // no lock file per overlay under /run/systemd/nspawn/locks
+        ...(options.upperSize === undefined ? {} : { OAC_E2E_UPPER_SIZE: options.upperSize }),
       },
     });
     closeSync(out);

@@ -6,6 +6,9 @@
 #      under its own, so two hosts must not share one, and the host's Docker then makes its
 #      containers' cgroup-v1 dirs inside it too;
 #   2. mounts the overlay (LOWER read-only, DIR/upper, DIR/work) on DIR/root, visible only here;
+#      with OAC_E2E_UPPER_SIZE (tmpfs size=, e.g. 400m) the upper and work dirs are on a tmpfs of
+#      that size, mounted on DIR/upper, so that a test can fill the host's own disk
+#      (test/e2e/faults-disk.test.ts) without ever filling this machine's;
 #   3. execs systemd-nspawn, which stays this namespace's PID 1: when it dies, however, the
 #      kernel kills every process of the host.
 set -eu
@@ -38,5 +41,11 @@ while IFS=: read -r _ controllers path; do
   echo 0 >"$parent/oac-e2e/$name/cgroup.procs"
 done </proc/self/cgroup
 
-mount -t overlay overlay -o "lowerdir=$lower,upperdir=$dir/upper,workdir=$dir/work" "$dir/root"
+upper=$dir/upper work=$dir/work
+if [ -n "${OAC_E2E_UPPER_SIZE:-}" ]; then
+  mount -t tmpfs -o "size=$OAC_E2E_UPPER_SIZE,mode=0755" oac-e2e-upper "$dir/upper"
+  mkdir -m 0755 "$dir/upper/upper" "$dir/upper/work"
+  upper=$dir/upper/upper work=$dir/upper/work
+fi
+mount -t overlay overlay -o "lowerdir=$lower,upperdir=$upper,workdir=$work" "$dir/root"
 exec systemd-nspawn "$@"

@@ -11,18 +11,35 @@ const execFileAsync = promisify(execFile);
 import { buildRelease } from '../../../fixtures/release/build.ts';
 import { requireExecutable, repoRoot } from '../../helpers/executable.ts';
 
-export async function releaseFromDist(outDir: string): Promise<string> {
+export interface ReleaseOptions {
+  /** A second Runtime image layer of this many incompressible bytes (fixtures/release/build.ts),
+   *  for a download or an image load that takes a while: default none (busybox alone). */
+  runtimePaddingBytes?: number;
+  /** The Runtime archive's gzip level (default 9; padding does not compress). */
+  runtimeGzipLevel?: number;
+}
+
+export async function releaseFromDist(
+  outDir: string,
+  options: ReleaseOptions = {},
+): Promise<string> {
   const exe = requireExecutable();
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
     version: string;
   };
-  await buildRelease({ executable: exe, executableGz: `${exe}.gz`, outDir, version: pkg.version });
+  await buildRelease({
+    executable: exe,
+    executableGz: `${exe}.gz`,
+    outDir,
+    version: pkg.version,
+    ...options,
+  });
   return outDir;
 }
 
 /** This test file's release of dist/, built in a scratch directory on first use (so no hook
  *  order matters) and removed after the file's tests. */
-export function testRelease(): { dir(): Promise<string> } {
+export function testRelease(options: ReleaseOptions = {}): { dir(): Promise<string> } {
   let scratch: string | undefined;
   let built: Promise<string> | undefined;
   after(() => {
@@ -32,7 +49,7 @@ export function testRelease(): { dir(): Promise<string> } {
     dir() {
       built ??= (async () => {
         scratch = mkdtempSync(join(tmpdir(), 'oac-e2e-release-'));
-        return releaseFromDist(join(scratch, 'r'));
+        return releaseFromDist(join(scratch, 'r'), options);
       })();
       return built;
     },
