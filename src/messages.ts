@@ -158,6 +158,10 @@ export const MESSAGES = {
     message: 'Docker Engine is not installed, or Docker is not running',
     hint: 'Install Docker Engine, or run sudo systemctl enable --now docker, then run the command again.',
   },
+  docker_stopped: {
+    message: 'Docker stopped answering during {doing} ({reason})',
+    hint: 'Start Docker again (sudo systemctl start docker; sudo journalctl -u docker says why it stopped), then run the command again: it continues where this run stopped.',
+  },
   docker_network_refused: {
     message: 'Docker did not create the network {network}: {detail}',
     hint: 'If no address pool is free, remove a network nothing uses (sudo docker network ls, then sudo docker network rm NAME) or give Docker more pools (default-address-pools in /etc/docker/daemon.json), then run the command again.',
@@ -490,6 +494,14 @@ export const MESSAGES = {
   path_taken: {
     message: "{path} is there, and oac-node's installer did not write it",
     hint: 'It may be another program of that name: move it aside, then run the same command again.',
+  },
+  systemctl_failed: {
+    message: 'systemctl {command} failed: {reason}',
+    hint: "systemd says why in sudo journalctl -b -n 50, and for the node's unit in sudo systemctl status and sudo systemctl cat (which shows its drop-ins); fix the cause, then run the command again: it continues where this run stopped.",
+  },
+  unit_masked: {
+    message: '{unit} is masked ({path} links to /dev/null): systemd was told never to start it',
+    hint: 'If the node should run on this host, run sudo systemctl unmask {unit}, then run the command again.',
   },
   not_a_file: {
     message: '{path} exists and is a directory, not a file',

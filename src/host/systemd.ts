@@ -1,5 +1,6 @@
 // systemd through systemctl. With --root only the offline verbs work (enable, disable,
 // is-enabled); starting and asking for activity needs the real manager (recipes/nspawn-host.md).
+import { oacError } from '../messages.ts';
 import type { Host } from './host.ts';
 
 export async function systemctl(
@@ -10,10 +11,15 @@ export async function systemctl(
   return host.run('systemctl', [...root, ...args]);
 }
 
+/** REL-01: a systemctl the run needs that fails (a unit a drop-in breaks, a manager that will
+ *  not reload) is the host's condition: one line with systemd's own last word, and a hint. */
 export async function mustSystemctl(host: Host, args: string[]): Promise<void> {
   const r = await systemctl(host, args);
-  if (r.exitCode !== 0)
-    throw new Error(`systemctl ${args.join(' ')} failed: ${r.stderr.split('\n')[0] ?? ''}`);
+  if (r.exitCode === 0) return;
+  // systemctl says what it did first ("Created symlink …") and why it failed last.
+  const said = r.stderr.split('\n').filter((line) => line.trim() !== '');
+  const reason = (said.at(-1) ?? `exit status ${r.exitCode}`).trim().slice(0, 300);
+  throw oacError('systemctl_failed', { command: args.join(' '), reason });
 }
 
 /** Whether units can be started here: a booted systemd and no --root. */

@@ -27,6 +27,18 @@ export class DockerUnavailable extends Error {
   }
 }
 
+/** REL-01: the daemon went away in the middle of a request (stopped, crashed, restarted): what
+ *  the request was doing, for the operator's one line. */
+export class DockerConnectionLost extends DockerUnavailable {
+  constructor(
+    readonly doing: string,
+    readonly reason: string,
+  ) {
+    super(`${doing}: ${reason}`);
+    this.name = 'DockerConnectionLost';
+  }
+}
+
 /** Docker answered, and said no: its own message, for the operator to read (escaped when shown). */
 export class DockerRefused extends Error {
   constructor(
@@ -90,7 +102,7 @@ export class DockerApi {
         bodyTimeout: 10 * 60_000,
       });
     } catch (error) {
-      throw new DockerUnavailable(`docker load: ${(error as Error).message}`);
+      throw new DockerConnectionLost('docker load', (error as Error).message);
     }
     const text = await response.body.text();
     // The daemon streams JSON lines and reports a bad archive as {"errorDetail": …} with 200.
@@ -137,7 +149,7 @@ export class DockerApi {
         bodyTimeout: TIMEOUT_MS,
       });
     } catch (error) {
-      throw new DockerUnavailable(`docker network create: ${(error as Error).message}`);
+      throw new DockerConnectionLost('docker network create', (error as Error).message);
     }
     const text = await response.body.text();
     if (response.statusCode !== 201)

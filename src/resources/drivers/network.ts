@@ -3,7 +3,12 @@
 // that was there before the install is found, not created: the journal records it adopted and
 // uninstall leaves it (DECL-02).
 import { oacError } from '../../messages.ts';
-import { DockerApi, DockerRefused, DockerUnavailable } from '../../net/docker-api.ts';
+import {
+  DockerApi,
+  DockerConnectionLost,
+  DockerRefused,
+  DockerUnavailable,
+} from '../../net/docker-api.ts';
 import type { Driver } from '../driver.ts';
 
 export interface NetworkActual {
@@ -74,6 +79,10 @@ function networkNotCreated(network: string, error: unknown): unknown {
   if (error instanceof DockerRefused) {
     const values = { network, detail: error.dockerMessage };
     return oacError('docker_network_refused', values, { cause: error });
+  }
+  if (error instanceof DockerConnectionLost) {
+    const values = { doing: error.doing, reason: error.reason };
+    return oacError('docker_stopped', values, { cause: error });
   }
   if (error instanceof DockerUnavailable)
     return oacError('docker_unavailable', {}, { cause: error });

@@ -18,6 +18,9 @@ export interface UnitActual {
   /** A directory where the unit file belongs: neither written over nor removed (either would
    *  fail half way through a run), refused in the plan. */
   directory?: boolean;
+  /** REL-01: masked by the operator (`systemctl mask`: a link to /dev/null where the unit file
+   *  goes). Never written over: that would undo the operator's "never start this". */
+  masked?: boolean;
 }
 
 export const unitDriver: Driver<'unit', UnitActual> = {
@@ -25,7 +28,9 @@ export const unitDriver: Driver<'unit', UnitActual> = {
     const raw = await host.readNoFollow(r.path).catch(() => undefined);
     if (raw === undefined) {
       const found = await host.lstat(r.path);
-      return { exists: found !== undefined, directory: found?.isDirectory() === true };
+      const masked =
+        found?.isSymbolicLink() === true && (await host.readLink(r.path)) === '/dev/null';
+      return { exists: found !== undefined, directory: found?.isDirectory() === true, masked };
     }
     const stale = await needsDaemonReload(host, r.unit);
     const st = await host.lstat(r.path);
@@ -35,6 +40,7 @@ export const unitDriver: Driver<'unit', UnitActual> = {
   exists: (a) => a.exists,
   diff(r, a) {
     if (a.directory === true) return refuse(oacError('not_a_file', { path: r.path }));
+    if (a.masked === true) return refuse(oacError('unit_masked', { unit: r.unit, path: r.path }));
     if (!a.exists)
       return { kind: 'create', detail: `write ${r.path}`, why: 'the unit file is gone' };
     if (r.sha256 !== undefined && a.sha256 !== r.sha256)

@@ -1,0 +1,84 @@
+// REL-01 (issue #26 item 1) in a real host: the host's Docker and systemd failing under the
+// install. dockerd is really stopped in the middle of the installer's request to it
+// (helpers/docker-fault.ts): once part of the Runtime image has reached it (the load), and
+// once the network is asked for (the create). The unit manager refuses the node's unit: masked
+// by the operator (systemctl mask, a link to /dev/null where the unit goes: the plan is refused
+// and nothing changes), and broken by an operator's drop-in. One install, one fault after another, each cleared before the next run;
+// each is one line naming the cause and a hint, the journal whole; the last run converges, and
+// uninstall returns the host to its snapshot before the install.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { layout, parseInstallationId } from '../../src/layout.ts';
+import { withHostAndCore } from './harness/core-pair.ts';
+import {
+  assertConvergedThenUninstall,
+  assertJournalWhole,
+  assertOk,
+  assertOneLine,
+  faultRun,
+} from './harness/faults.ts';
+import { diffSnapshots } from './harness/snapshot.ts';
+import { stopDockerDuring } from './helpers/docker-fault.ts';
+import { testRelease } from './helpers/release.ts';
+
+/** A Runtime image of 4 MiB more than busybox: a load with a middle to stop Docker in. */
+const release = testRelease({ runtimePaddingBytes: 4 * 1024 * 1024, runtimeGzipLevel: 1 });
+const coreArgs = async () => ['--release-dir', await release.dir()];
+
+test('REL-01 the node unit masked, dockerd stopped in the middle of the image load and while the network is created, the unit broken by a drop-in: each one line naming the cause and a hint, the journal whole; cleared, the install converges and uninstall returns the host to its snapshot', async () => {
+  await withHostAndCore(coreArgs, async (host, core) => {
+    const pristine = await host.snapshot();
+    const run = await faultRun(host, core);
+    const { unitName } = layout(parseInstallationId(run.issued.installationId));
+    // The node's unit masked by the operator: the plan is refused, nothing changes.
+    await host.shOk(`systemctl mask ${unitName}`);
+    const maskedHost = await host.snapshot();
+    const masked = await run.line();
+    assertOneLine(
+      masked,
+      new RegExp(`^oac-node: ${unitName} is masked \\(\\S+ links to /dev/null\\)`),
+      new RegExp(`systemctl unmask ${unitName}`),
+      'the unit masked',
+    );
+    assert.deepEqual(diffSnapshots(maskedHost, await host.snapshot()), [], 'nothing changed');
+    await host.shOk(`systemctl unmask ${unitName}`);
+
+    // dockerd stopped once 1 MiB of the image reached it.
+    const load = await stopDockerDuring(host, /POST \S*\/images\/load/, 1024 * 1024);
+    const loading = await run.install();
+    await load.clear();
+    assert.equal(load.hits.length, 1, `the load was cut: ${loading.stdout}${loading.stderr}`);
+    assertOneLine(loading, /^oac-node: .*Docker/, /docker/i, 'dockerd stopped during the load');
+    assertJournalWhole(await run.journal(), 'dockerd stopped during the load');
+
+    // dockerd stopped as the network is asked for.
+    const network = await stopDockerDuring(host, /POST \S*\/networks\/create/, 0);
+    const creating = await run.install();
+    await network.clear();
+    assert.equal(
+      network.hits.length,
+      1,
+      `the create was cut: ${creating.stdout}${creating.stderr}`,
+    );
+    assertOneLine(creating, /^oac-node: .*Docker/, /docker/i, 'dockerd stopped at the network');
+    assertJournalWhole(await run.journal(), 'dockerd stopped at the network');
+
+    // An operator's drop-in that breaks the unit.
+    const dropIns = `/etc/systemd/system/${unitName}.d`;
+    await host.shOk(
+      `mkdir -p ${dropIns} && printf '[Service]\\nExecStart=\\n' > ${dropIns}/broken.conf`,
+    );
+    const broken = await run.install();
+    assertOneLine(
+      broken,
+      new RegExp(`^oac-node: systemctl enable --now ${unitName} failed: \\S`),
+      /systemctl cat \(which shows its drop-ins\)/,
+      'a broken drop-in',
+    );
+    assertJournalWhole(await run.journal(), 'a broken drop-in');
+    await host.shOk(`rm -r ${dropIns}`);
+    assertOk(await run.install(), 'the run once the drop-in is gone');
+
+    await assertConvergedThenUninstall(host, core, run, pristine);
+  });
+});
