@@ -68,6 +68,10 @@ export const MESSAGES = {
     message: 'Core answered HTTP {status} to {route}',
     hint: 'Check that the address is a Core of a matching version, then run the command again.',
   },
+  core_server_error: {
+    message: 'Core failed to answer {route} (HTTP {status}), again after retries',
+    hint: "The fault is Core's or a proxy's in front of it: check Core's health and logs, then run the command again: it continues where this run stopped.",
+  },
   core_invalid_response: {
     message: "Core's answer to {route} does not match the machine API: {detail}",
     hint: 'Check that the address is a Core of a matching version.',

@@ -20,10 +20,12 @@ export class CoreError extends OacError {
     this.param = param;
   }
 
-  /** Connection failures and 503 are worth another try; a 4xx never is (issue #2). */
+  /** Connection failures and 5xx are worth another try; a 4xx never is (issue #2). */
   get retryable(): boolean {
     if (this.code === 'core_certificate_untrusted') return false; // the same answer each time
-    return this.status === undefined || this.status === 503;
+    // REL-01: a 500, 502 or 504 is Core (or the proxy before it) failing for a moment, as a
+    // closed connection is; every route a retry repeats is idempotent (ENR-02: the same node).
+    return this.status === undefined || this.status === 503 || this.code === 'core_server_error';
   }
 }
 
@@ -40,6 +42,10 @@ export function coreErrorFromResponse({ route, status, body, credential }: Refus
   const param = parsed.success ? parsed.data.error.param : undefined;
   const detail = parsed.success ? (parsed.data.error.message ?? coreCode ?? '') : '';
   const ours = ourCode(status, coreCode, param, credential);
+  if (ours === undefined && status >= 500 && status <= 599) {
+    const text = message('core_server_error', { status, route });
+    return new CoreError('core_server_error', text, status, coreCode, param);
+  }
   if (ours === undefined) {
     return new CoreError(
       'core_unexpected_response',
