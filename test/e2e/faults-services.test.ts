@@ -1,12 +1,17 @@
 // REL-01 (issue #26 item 1) in a real host: the host's Docker and systemd failing under the
 // install. dockerd is really stopped in the middle of the installer's request to it
 // (helpers/docker-fault.ts): once part of the Runtime image has reached it (the load), and
-// once the network is asked for (the create). The unit manager refuses the node's unit: masked
+// once the network is asked for (the create). The unit manager refuses: the node's unit masked
 // by the operator (systemctl mask, a link to /dev/null where the unit goes: the plan is refused
-// and nothing changes), and broken by an operator's drop-in. One install, one fault after another, each cleared before the next run;
+// and nothing changes); `systemctl daemon-reload` refused by the manager, an operator's drop-in
+// in /etc/systemd/system.conf.d having limited reloads to one an hour (ReloadLimitBurst=,
+// systemd 253 and later: so this host is Debian 13, the one release of the three whose systemd
+// has it; cleared by removing it and SIGHUP to PID 1, a reload no limit applies to); the unit
+// broken by an operator's drop-in. One install, one fault after another, each cleared before the next run;
 // each is one line naming the cause and a hint, the journal whole; the last run converges, and
 // uninstall returns the host to its snapshot before the install.
 import assert from 'node:assert/strict';
+import { dirname } from 'node:path';
 import { test } from 'node:test';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { withHostAndCore } from './harness/core-pair.ts';
@@ -18,6 +23,7 @@ import {
   faultRun,
 } from './harness/faults.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
+import { waitInHost } from './harness/wait.ts';
 import { stopDockerDuring } from './helpers/docker-fault.ts';
 import { testRelease } from './helpers/release.ts';
 
@@ -25,8 +31,8 @@ import { testRelease } from './helpers/release.ts';
 const release = testRelease({ runtimePaddingBytes: 4 * 1024 * 1024, runtimeGzipLevel: 1 });
 const coreArgs = async () => ['--release-dir', await release.dir()];
 
-test('REL-01 the node unit masked, dockerd stopped in the middle of the image load and while the network is created, the unit broken by a drop-in: each one line naming the cause and a hint, the journal whole; cleared, the install converges and uninstall returns the host to its snapshot', async () => {
-  await withHostAndCore(coreArgs, async (host, core) => {
+test('REL-01 the node unit masked, dockerd stopped in the middle of the image load and while the network is created, daemon-reload refused by the manager, the unit broken by a drop-in (Debian 13): each one line naming the cause and a hint, the journal whole; cleared, the install converges and uninstall returns the host to its snapshot', async () => {
+  await withHostAndCore(coreArgs, { suite: 'trixie' }, async (host, core) => {
     const pristine = await host.snapshot();
     const run = await faultRun(host, core);
     const { unitName } = layout(parseInstallationId(run.issued.installationId));
@@ -62,6 +68,25 @@ test('REL-01 the node unit masked, dockerd stopped in the middle of the image lo
     );
     assertOneLine(creating, /^oac-node: .*Docker/, /docker/i, 'dockerd stopped at the network');
     assertJournalWhole(await run.journal(), 'dockerd stopped at the network');
+
+    // The unit manager refuses to reload: reloads limited to one an hour, that one spent.
+    const limit = '/etc/systemd/system.conf.d/oac-e2e-reload-limit.conf';
+    await host.shOk(
+      `mkdir -p ${dirname(limit)} && printf '[Manager]\\nReloadLimitIntervalSec=1h\\nReloadLimitBurst=1\\n' > ${limit} && systemctl daemon-reload && systemctl daemon-reload`,
+    );
+    const reloading = await run.install();
+    assertOneLine(
+      reloading,
+      /^oac-node: systemctl daemon-reload failed: .*rate limit/,
+      /journalctl -b -n 50/,
+      'daemon-reload refused',
+    );
+    assertJournalWhole(await run.journal(), 'daemon-reload refused');
+    await host.shOk(`rm ${limit} && rmdir ${dirname(limit)} && kill -HUP 1`);
+    await waitInHost(host, 'a reload without the limit', 'systemctl daemon-reload 2>/dev/null', {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
 
     // An operator's drop-in that breaks the unit.
     const dropIns = `/etc/systemd/system/${unitName}.d`;
