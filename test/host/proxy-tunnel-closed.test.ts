@@ -128,7 +128,7 @@ test("NODE-02 the node's connection to Core through a proxy that closes the tunn
   }
 });
 
-test('DL-04 OPS-02 the executable: a command through a proxy that closes the tunnel exits 1 with one line', async () => {
+test('REL-01 DL-04 OPS-02 the executable: a command through a proxy that closes the tunnel exits 1 with one line', async () => {
   const start = connects;
   const child = spawn(
     requireExecutable(),
@@ -150,7 +150,7 @@ test('DL-04 OPS-02 the executable: a command through a proxy that closes the tun
   assert.ok(connects - start <= FEW, `${connects - start} CONNECTs`);
 });
 
-test('DL-04 OPS-02 a proxy that takes CONNECT and never answers: the request ends at its deadline, and the tunnel is given up after the connect timeout, not 300 s', async () => {
+test('REL-01 DL-04 OPS-02 a proxy that takes CONNECT and never answers: the request ends at its deadline, and the tunnel is given up after the connect timeout, not 300 s', async () => {
   const held = new Set<Socket>();
   let closedAt: number | undefined;
   const silent = createServer((socket) => {
