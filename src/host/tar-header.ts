@@ -25,7 +25,8 @@ export function fileHeader(name: string, size: number, mtimeSeconds: number): Bu
   // A name UTF-8 cannot carry (a lone surrogate) would read back as another (U+FFFD).
   const lossy = bytes.toString('utf8') !== name;
   if (bytes.length === 0 || bytes.length > 100 || name.includes('/') || bytes.includes(0) || lossy)
-    throw new Error(`bundle: bad entry name '${name}'`);
+    // Only manifest-checked names reach here: a bug if not, shown escaped (JSON) all the same.
+    throw new Error(`bundle: bad entry name ${JSON.stringify(name)}`);
   bytes.copy(block, 0);
   writeOctal(block, 100, 8, 0o644);
   writeOctal(block, 108, 8, 0);

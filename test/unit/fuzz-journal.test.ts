@@ -137,6 +137,25 @@ test('SEC-04 SEC-06 UPG-01 readJournal: any record gives the journal, nothing, o
   );
 });
 
+test('SEC-04 readJournal: a resource or property keyed __proto__ is a damaged journal, never silently dropped by the schema (found by the fuzzing)', async () => {
+  const resources = '"resources":{';
+  const text = JSON.stringify(FORMAT2);
+  assert.ok(text.includes(resources), 'the record has resources');
+  for (const hostile of [
+    text.replace(
+      resources,
+      `${resources}"__proto__":{"kind":"file","name":"/x","ownership":"owned"},`,
+    ),
+    text.replace('"props":{', '"props":{"__proto__":"x",'),
+  ]) {
+    assert.notEqual(hostile, text, 'the key was planted');
+    const read = await outcomeAsync(() =>
+      readJournal(new OneFileHost(Buffer.from(hostile)).asHost(), ID),
+    );
+    assert.ok('error' in read && read.error.code === 'journal_damaged', JSON.stringify(read));
+  }
+});
+
 const key = fc.oneof(
   fc.constantFrom('account', 'unit', 'service', 'network', 'directory:program', 'file:env'),
   charsOf(`${ALNUM}:-`, 1, 20),
