@@ -433,6 +433,20 @@ const journalRows: Row[] = [
   ['an unknown format', (c: Ctx) => journal(c, '{"format": 0}'), DAMAGED_JOURNAL],
   // UPG-01: a newer installer's record is said as such, and never rewritten in this format.
   ["a newer installer's record", (c: Ctx) => journal(c, newerJournal(c)), NEWER_JOURNAL],
+  // Issue #26 (fuzzing): JSON.parse made `__proto__` an own key, which the schema dropped without
+  // a word: the resource vanished from the record instead of the record being damaged.
+  [
+    'a resource keyed __proto__',
+    (c: Ctx) =>
+      journal(
+        c,
+        journalOf(CORE_ID, c.core.core_url).replace(
+          '"resources":{}',
+          '"resources":{"__proto__":{"kind":"file","name":"/etc/x","ownership":"owned"}}',
+        ),
+      ),
+    DAMAGED_JOURNAL,
+  ],
   [
     "another installation's record under this ID",
     (c: Ctx) => journal(c, journalOf(OTHER_ID, c.core.core_url)),
