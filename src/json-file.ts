@@ -2,12 +2,22 @@
 // so callers say in one line what is damaged instead of failing with a parser's stack.
 import type * as z from 'zod';
 
+/** Thrown by parseOwnJson for a `__proto__` key: said as such, not as "not JSON". */
+export class PrototypeKeyError extends SyntaxError {
+  constructor() {
+    super('has a __proto__ key');
+    this.name = 'PrototypeKeyError';
+  }
+}
+
 /** JSON.parse, refusing a `__proto__` key anywhere: JSON.parse makes it an own key, which zod
  *  then drops without a word when it copies the object (a record would read as if the key were
- *  not there). None of our files has one; a file that does is damaged (issue #26's fuzzing). */
-function parseOwnJson(text: string): unknown {
+ *  not there), or keeps deep inside a record of unknowns, to be refused only when read back from
+ *  the file it was written to. Used for our files and for what Core and the provider file say,
+ *  so such a key is refused before anything is written (issue #26's fuzzing). */
+export function parseOwnJson(text: string): unknown {
   return JSON.parse(text, (key, value: unknown) => {
-    if (key === '__proto__') throw new SyntaxError('a __proto__ key');
+    if (key === '__proto__') throw new PrototypeKeyError();
     return value;
   });
 }
@@ -32,8 +42,8 @@ export function checkJsonWith<S extends z.ZodType>(
   let json: unknown;
   try {
     json = parseOwnJson(raw.toString('utf8'));
-  } catch {
-    return { problem: 'not JSON' };
+  } catch (error) {
+    return { problem: error instanceof PrototypeKeyError ? error.message : 'not JSON' };
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return { data: parsed.data };

@@ -69,7 +69,7 @@ export const MESSAGES = {
     hint: 'Check that the address is a Core of a matching version, then run the command again.',
   },
   core_server_error: {
-    message: 'Core failed to answer {route} (HTTP {status}), again after retries',
+    message: 'Core failed to answer {route} (HTTP {status})',
     hint: "The fault is Core's or a proxy's in front of it: check Core's health and logs, then run the command again: it continues where this run stopped.",
   },
   core_invalid_response: {

@@ -16,9 +16,13 @@ export async function systemctl(
 export async function mustSystemctl(host: Host, args: string[]): Promise<void> {
   const r = await systemctl(host, args);
   if (r.exitCode === 0) return;
-  // systemctl says what it did first ("Created symlink …") and why it failed last.
-  const said = r.stderr.split('\n').filter((line) => line.trim() !== '');
-  const reason = (said.at(-1) ?? `exit status ${r.exitCode}`).trim().slice(0, 300);
+  // systemctl says what it did first ("Created symlink …"), then why it failed, then where to
+  // read more ("See system logs and 'systemctl status …' for details."): the hint says that.
+  const said = r.stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^See .* for details\.?$/.test(line));
+  const reason = (said.at(-1) ?? `exit status ${r.exitCode}`).slice(0, 300);
   throw oacError('systemctl_failed', { command: args.join(' '), reason });
 }
 

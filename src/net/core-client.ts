@@ -1,7 +1,7 @@
 // The typed client of Core's sandbox-node routes (spec/machine-api.md). Credentials travel only
 // in `Authorization: Bearer`, never in a URL; every answer is parsed with its zod shape; every
-// documented error becomes one CoreError. Connection failures and 503 are retried with backoff,
-// a 4xx never is.
+// documented error becomes one CoreError. Connection failures, 500, 502, 503 and 504 are
+// retried with backoff (CoreError.retryable), a 4xx never is.
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod';
 import { message } from '../messages.ts';
@@ -91,7 +91,7 @@ export class CoreClient {
       }
       const parsed = shape.safeParse(response.body);
       if (!parsed.success) {
-        const detail = parsed.error.issues[0]?.path.join('.') || 'not JSON';
+        const detail = parsed.error.issues[0]?.path.join('.') || (response.unparsed ?? 'not JSON');
         throw new CoreError(
           'core_invalid_response',
           message('core_invalid_response', { route, detail }),

@@ -20,11 +20,14 @@ export class CoreError extends OacError {
     this.param = param;
   }
 
-  /** Connection failures and 5xx are worth another try; a 4xx never is (issue #2). */
+  /** Connection failures, 503, and 500, 502 and 504 are worth another try; a 4xx never is
+   *  (issue #2). */
   get retryable(): boolean {
     if (this.code === 'core_certificate_untrusted') return false; // the same answer each time
     // REL-01: a 500, 502 or 504 is Core (or the proxy before it) failing for a moment, as a
-    // closed connection is; every route a retry repeats is idempotent (ENR-02: the same node).
+    // closed connection is. The reads are GETs; a repeated enrollment whose first answer was
+    // lost is refused (the token is spent) and then found enrolled (register.ts asks Core for
+    // the node's identity: ENR-02).
     return this.status === undefined || this.status === 503 || this.code === 'core_server_error';
   }
 }
@@ -42,7 +45,7 @@ export function coreErrorFromResponse({ route, status, body, credential }: Refus
   const param = parsed.success ? parsed.data.error.param : undefined;
   const detail = parsed.success ? (parsed.data.error.message ?? coreCode ?? '') : '';
   const ours = ourCode(status, coreCode, param, credential);
-  if (ours === undefined && status >= 500 && status <= 599) {
+  if (ours === undefined && TRANSIENT.has(status)) {
     const text = message('core_server_error', { status, route });
     return new CoreError('core_server_error', text, status, coreCode, param);
   }
@@ -58,6 +61,10 @@ export function coreErrorFromResponse({ route, status, body, credential }: Refus
   const text = message(ours, { route, detail: oneLine(detail) });
   return new CoreError(ours, text, status, coreCode, param);
 }
+
+/** Core (or a proxy in front of it) failing for a moment: an internal error, a bad gateway, a
+ *  gateway timeout. Other 5xx (501, 505, 511) are no passing fault: said as they are. */
+const TRANSIENT = new Set([500, 502, 504]);
 
 function ourCode(
   status: number,

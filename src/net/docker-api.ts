@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import * as z from 'zod';
+import { oacError } from '../messages.ts';
 
 const TIMEOUT_MS = 5_000;
 
@@ -37,6 +38,13 @@ export class DockerConnectionLost extends DockerUnavailable {
     super(`${doing}: ${reason}`);
     this.name = 'DockerConnectionLost';
   }
+}
+
+/** REL-01: Docker gone in the middle of a request as its one line and hint (docker_stopped);
+ *  any other error as it is. */
+export function dockerStopped(error: unknown): unknown {
+  if (!(error instanceof DockerConnectionLost)) return error;
+  return oacError('docker_stopped', { doing: error.doing, reason: error.reason }, { cause: error });
 }
 
 /** Docker answered, and said no: its own message, for the operator to read (escaped when shown). */
@@ -92,6 +100,7 @@ export class DockerApi {
   /** POST /images/load: the same as `docker load -i`, from a stream of the archive. */
   async loadImage(archive: Readable): Promise<void> {
     let response;
+    let text: string;
     try {
       response = await request('http://docker/images/load?quiet=1', {
         method: 'POST',
@@ -101,10 +110,11 @@ export class DockerApi {
         headersTimeout: 10 * 60_000,
         bodyTimeout: 10 * 60_000,
       });
+      // The daemon may go away after its headers too, in the middle of its answer.
+      text = await response.body.text();
     } catch (error) {
       throw new DockerConnectionLost('docker load', (error as Error).message);
     }
-    const text = await response.body.text();
     // The daemon streams JSON lines and reports a bad archive as {"errorDetail": …} with 200.
     const failure = /"error(?:Detail)?":\s*(\{[^}]*\}|"[^"]*")/.exec(text);
     if (response.statusCode !== 200 || failure !== null) {
@@ -134,6 +144,7 @@ export class DockerApi {
 
   async createNetwork(name: string, labels: Record<string, string>): Promise<void> {
     let response;
+    let text: string;
     try {
       response = await request('http://docker/networks/create', {
         method: 'POST',
@@ -148,10 +159,10 @@ export class DockerApi {
         headersTimeout: TIMEOUT_MS,
         bodyTimeout: TIMEOUT_MS,
       });
+      text = await response.body.text();
     } catch (error) {
       throw new DockerConnectionLost('docker network create', (error as Error).message);
     }
-    const text = await response.body.text();
     if (response.statusCode !== 201)
       throw new DockerRefused(response.statusCode, dockerMessageOf(text));
   }

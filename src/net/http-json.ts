@@ -1,6 +1,7 @@
 // One JSON exchange over undici: bounded in time and in size, credentials only in headers.
 // Transport failures become NetworkError so callers can tell "Core did not answer" (retryable)
 // from "Core answered" (a status to map).
+import { parseOwnJson, PrototypeKeyError } from '../json-file.ts';
 import { request, type Dispatcher } from 'undici';
 import { sharedDispatcher } from './dispatcher.ts';
 import { linkedAbort, untilAborted } from './linked-abort.ts';
@@ -38,6 +39,8 @@ export interface JsonRequest {
 export interface JsonResponse {
   status: number;
   body: unknown; // parsed JSON, or undefined when the body was empty or not JSON
+  /** Why a body that is there is not taken as JSON: `not JSON`, or `has a __proto__ key`. */
+  unparsed?: string;
 }
 
 export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
@@ -71,7 +74,7 @@ export async function sendJson(req: JsonRequest): Promise<JsonResponse> {
     // The deadline holds even while undici still waits for a connection (issue #27.1).
     const response = await untilAborted(pending, ended.signal, (late) => late.body.destroy());
     const text = await readBounded(response.body);
-    return { status: response.statusCode, body: parseJson(text) };
+    return { status: response.statusCode, ...parseJson(text) };
   } catch (error) {
     // A refusal of ours (a pinned key not presented, TRUST-01) is no network failure: not retried.
     if (isOacError(error) || error instanceof NetworkError) throw error;
@@ -102,12 +105,13 @@ async function readBounded(body: Dispatcher.ResponseData['body']): Promise<strin
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function parseJson(text: string): unknown {
-  if (text.length === 0) return undefined;
+function parseJson(text: string): { body: unknown; unparsed?: string } {
+  if (text.length === 0) return { body: undefined };
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
+    return { body: parseOwnJson(text) };
+  } catch (error) {
+    const unparsed = error instanceof PrototypeKeyError ? error.message : 'not JSON';
+    return { body: undefined, unparsed };
   }
 }
 

@@ -1,5 +1,5 @@
 // Bounded retries with exponential backoff and jitter. Callers decide what is retryable; the
-// Core client retries connection failures and 503 only, never a 4xx (issue #2).
+// Core client retries connection failures, 500, 502, 503 and 504, never a 4xx (issue #2).
 
 export interface RetryPolicy {
   attempts: number; // total tries, including the first

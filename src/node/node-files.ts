@@ -8,7 +8,7 @@ import { oacError } from '../messages.ts';
 import { readStream } from '../host/files.ts';
 import { removeFile } from '../host/files.ts';
 import { sharedDispatcher, type RoutingDispatcher } from '../net/dispatcher.ts';
-import { DockerApi, DockerConnectionLost } from '../net/docker-api.ts';
+import { DockerApi, dockerStopped } from '../net/docker-api.ts';
 import { downloadFile } from '../net/download.ts';
 import { noteReceived } from '../net/download-memory.ts';
 import { sendJson } from '../net/http-json.ts';
@@ -167,12 +167,6 @@ export async function installRuntimeImage(
   }
   await removeFile(dest);
   return file.image.reference;
-}
-
-/** REL-01: Docker gone in the middle of a request is one line and a hint, not its socket error. */
-function dockerStopped(error: unknown): unknown {
-  if (!(error instanceof DockerConnectionLost)) return error;
-  return oacError('docker_stopped', { doing: error.doing, reason: error.reason }, { cause: error });
 }
 
 /** The archive on its way to Docker, counted as a download's bytes are: its read buffers are

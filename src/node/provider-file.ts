@@ -1,5 +1,6 @@
 // The provider file (`--config`) of the node program: the fields the guide lists, parsed with
 // one schema (SEC-04). Every violation is reported with its field path, then one exit.
+import { parseOwnJson } from '../json-file.ts';
 import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import * as z from 'zod';
@@ -75,7 +76,7 @@ export type MicrosandboxAdapter = z.infer<typeof microsandboxAdapter>;
 export function parseProviderFile(text: string, source: string): ProviderFile {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = parseOwnJson(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'not JSON';
     throw oacError('provider_file_invalid', { path: source, problem: `is not JSON: ${reason}` });

@@ -13,7 +13,7 @@
 //     day ahead and then an hour behind the real one.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
@@ -36,6 +36,8 @@ const LIBRARY = '/opt/oac-e2e-clock/clock-shift.so';
 /** helpers/clock-shift.c, built into a scratch directory for the host to bind. */
 function buildClockShift(): { source: string; target: string } {
   const dir = mkdtempSync(join(tmpdir(), 'oac-e2e-clock-'));
+  // The bind keeps the mode: 0700 would keep ld.so from preloading it for oac-node.
+  chmodSync(dir, 0o755);
   after(() => rmSync(dir, { recursive: true, force: true }));
   const source = fileURLToPath(new URL('helpers/clock-shift.c', import.meta.url));
   execFileSync('gcc', [
@@ -51,12 +53,27 @@ function buildClockShift(): { source: string; target: string } {
 }
 
 /** Sets the host's wall clock `seconds` away from the real one for every program it starts
- *  from now on; checks that `date` says so. */
+ *  from now on; checks that `date` says so, run by root and, once the account exists, by
+ *  oac-node (the node half and the service run as it). */
 async function moveClock(host: E2eHost, seconds: number): Promise<void> {
   await host.shOk(`echo ${seconds} > /etc/oac-e2e-clock && echo ${LIBRARY} > /etc/ld.so.preload`);
-  const said = Number(await host.shOk('date +%s'));
-  const real = Date.now() / 1000;
-  assert.ok(Math.abs(said - real - seconds) < 120, `the host's clock moved ${seconds} s: ${said}`);
+  await assertClock(host, seconds, 'root');
+  if ((await host.exec(['id', 'oac-node'])).status === 0)
+    await assertClock(host, seconds, 'oac-node');
+}
+
+async function assertClock(host: E2eHost, seconds: number, user: string): Promise<void> {
+  const r = await host.exec(['date', '+%s'], { user });
+  assert.equal(r.stderr, '', `${user}: the library is preloaded`);
+  const off = Number(r.stdout) - Date.now() / 1000;
+  assert.ok(Math.abs(off - seconds) < 120, `${user}: the clock moved ${seconds} s, not ${off}`);
+}
+
+/** The journal's last write, as the installer's clock said it: `seconds` from now. */
+async function assertJournalStamped(run: FaultRun, seconds: number, why: string): Promise<void> {
+  const { updated_at } = JSON.parse((await run.journal()) ?? '{}') as { updated_at?: string };
+  const off = (Date.parse(updated_at ?? '') - Date.now()) / 1000;
+  assert.ok(Math.abs(off - seconds) < 600, `${why}: the installer's clock: ${updated_at}`);
 }
 const realClock = (host: E2eHost) => host.shOk('rm -f /etc/ld.so.preload /etc/oac-e2e-clock');
 
@@ -108,10 +125,13 @@ test("REL-01 the clock a day ahead, then an hour behind: the token is Core's to 
     const line = await run.line();
     assertOk(line, 'the line a day ahead: the token is valid on Core');
     assert.match(line.stdout, /^Node \S+ is connected and ready\.$/m);
+    await assertClock(host, 86_400, 'oac-node');
     await programChangedIsFound(host, run, 'a day ahead');
+    await assertJournalStamped(run, 86_400, 'a day ahead');
 
     await moveClock(host, -3_600);
     await programChangedIsFound(host, run, 'an hour behind');
+    await assertJournalStamped(run, -3_600, 'an hour behind');
 
     await realClock(host);
     await assertConvergedThenUninstall(host, core, run, pristine);

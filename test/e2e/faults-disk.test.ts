@@ -31,10 +31,10 @@ import { diffSnapshots } from './harness/snapshot.ts';
 import { waitInHost } from './harness/wait.ts';
 import { testRelease } from './helpers/release.ts';
 
-/** A Runtime archive of 16 MiB (incompressible), dripped at 30 MiB a minute: half a minute
- *  to download, time enough to fill the disk while it runs. */
+/** A Runtime archive of 16 MiB (incompressible), dripped at 16 MiB a minute: a minute to
+ *  download, time enough to fill the disk while it runs (the run fails at once then). */
 const PADDING = 16 * 1024 * 1024;
-const DRIP = 30 * 1024 * 1024;
+const DRIP = 16 * 1024 * 1024;
 const release = testRelease({ runtimePaddingBytes: PADDING, runtimeGzipLevel: 1 });
 const coreArgs = async () => ['--release-dir', await release.dir()];
 /** Room for the kept installer, the program (88 MB each), the Runtime archive and the boot. */
@@ -152,9 +152,13 @@ test('REL-01 a read-only /etc, then /etc/oac-node full at the first and at a lat
       host,
       'a part of the Runtime archive on disk',
       `[ -n "$(find /var/lib/oac-node -name '*.part' -size +1024k)" ]`,
-      { timeoutMs: 30_000, intervalMs: 50 },
+      { timeoutMs: 45_000, intervalMs: 50 },
     );
-    await host.shOk(`fallocate -l $(df --output=avail -B1 / | tail -n 1) ${FILLER}.rest`);
+    // The download goes on writing meanwhile: all but 1 MiB at once, then the rest, to the last
+    // block, whatever the download took in between (a fallocate of all of it could fail).
+    await host.shOk(
+      `fallocate -l $(( $(df --output=avail -B1 / | tail -n 1) - 1048576 )) ${FILLER}.rest && { cat /dev/zero >> ${FILLER}.rest 2>/dev/null || true; }`,
+    );
     const download = await downloading;
     const part = await host.shOk("find /var/lib/oac-node -name '*.part' -type f -printf '%s %p'");
     await host.shOk(`rm -f ${FILLER}.rest`);

@@ -708,6 +708,19 @@ const coreRows: Row[] = [
     /does not match the machine API/,
   ],
   ['an empty object', answer(CONFIG, 200, '{}'), /does not match the machine API/],
+  // Issue #26 (review of the fuzzing's fix): a `__proto__` key deep in the specification (a
+  // record of anything) passed the schema, was written into the node's identity, and made that
+  // file unreadable afterwards; refused as it arrives now.
+  [
+    'a specification with a __proto__ key',
+    (c: Ctx) =>
+      answer(
+        CONFIG,
+        200,
+        configuration(c, {}).replace('"specification":{', '"specification":{"__proto__":{"a":1},'),
+      )(),
+    /does not match the machine API: has a __proto__ key/,
+  ],
   [
     'provider e2b',
     (c: Ctx) => answer(CONFIG, 200, configuration(c, { provider: 'e2b' }))(),

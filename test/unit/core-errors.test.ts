@@ -56,9 +56,14 @@ test("PRE-08 409 sandbox_node_address_mismatch is the guide's line", () => {
 test('issue #2 REL-01 an undocumented answer is named by status and route, never a 500 passed off as a known code; a 5xx is Core failing, retried', () => {
   const e = map(500, 'oops');
   assert.equal(e.code, 'core_server_error');
-  assert.equal(e.message, `Core failed to answer ${route} (HTTP 500), again after retries`);
+  assert.equal(e.message, `Core failed to answer ${route} (HTTP 500)`);
   assert.equal(e.retryable, true);
   for (const status of [502, 504]) assert.equal(map(status, undefined).retryable, true);
+  for (const status of [501, 505, 511]) {
+    const other = map(status, undefined);
+    assert.equal(other.code, 'core_unexpected_response', `${status}`);
+    assert.equal(other.retryable, false, `${status}`);
+  }
   const unknown = map(404, body('not_found'));
   assert.equal(unknown.code, 'core_unexpected_response');
   assert.equal(unknown.message, `Core answered HTTP 404 to ${route}`);

@@ -40,12 +40,12 @@ test('PRE-09 every message is one line', () => {
 
 test('issue #2 placeholders are filled, and a missing value stays visible', () => {
   assert.equal(
-    message('core_unexpected_response', { status: 502, route: 'GET /x' }),
-    'Core answered HTTP 502 to GET /x',
+    message('core_unexpected_response', { status: 404, route: 'GET /x' }),
+    'Core answered HTTP 404 to GET /x',
   );
   assert.equal(
-    message('core_unexpected_response', { status: 502 }),
-    'Core answered HTTP 502 to {route}',
+    message('core_unexpected_response', { status: 404 }),
+    'Core answered HTTP 404 to {route}',
   );
 });
 

@@ -6,6 +6,7 @@ import { oacError } from '../../messages.ts';
 import {
   DockerApi,
   DockerConnectionLost,
+  dockerStopped,
   DockerRefused,
   DockerUnavailable,
 } from '../../net/docker-api.ts';
@@ -80,10 +81,7 @@ function networkNotCreated(network: string, error: unknown): unknown {
     const values = { network, detail: error.dockerMessage };
     return oacError('docker_network_refused', values, { cause: error });
   }
-  if (error instanceof DockerConnectionLost) {
-    const values = { doing: error.doing, reason: error.reason };
-    return oacError('docker_stopped', values, { cause: error });
-  }
+  if (error instanceof DockerConnectionLost) return dockerStopped(error);
   if (error instanceof DockerUnavailable)
     return oacError('docker_unavailable', {}, { cause: error });
   return error;

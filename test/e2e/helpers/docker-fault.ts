@@ -5,8 +5,11 @@
 // /run, connected to by inode whatever the namespace), root:docker 0660 like the real one. Every
 // connection is passed through to the real socket, byte for byte, until a request matches: then
 // `after` bytes of it are passed on, dockerd is stopped (systemctl stop docker.socket
-// docker.service, inside the host), and the connection is cut. clear() closes the listener,
-// removes both names and starts Docker again, which binds a fresh /run/docker.sock.
+// docker.service, inside the host), and the connection is cut. clear() closes the listener and
+// its connections, removes both names and starts Docker again, which binds a fresh
+// /run/docker.sock. A request is matched within one read (undici writes a request's head at
+// once); a request line split across two reads would pass through unmatched, and the test,
+// which asserts the hit, would say so.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { chmodSync, chownSync } from 'node:fs';
 import type { E2eHost } from '../harness/host.ts';
@@ -14,6 +17,8 @@ import type { E2eHost } from '../harness/host.ts';
 export interface DockerFault {
   /** The request lines that matched, in order (`POST /images/load?quiet=1 HTTP/1.1`). */
   readonly hits: string[];
+  /** The exit status of `systemctl stop` in the host, once the fault has fired. */
+  readonly stopped: Promise<number | null>;
   /** Stops the fault and starts Docker again. Idempotent. */
   clear(): Promise<void>;
 }
@@ -33,8 +38,15 @@ export async function stopDockerDuring(
   await host.shOk('mv /run/docker.sock /run/docker-real.sock');
   const hits: string[] = [];
   let fired = false;
+  let stopStatus: (status: number | null) => void = () => undefined;
+  const stopped = new Promise<number | null>((resolve) => (stopStatus = resolve));
+  const open = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = createConnection(inside('/run/docker-real.sock'));
+    for (const socket of [client, upstream]) {
+      open.add(socket);
+      socket.once('close', () => open.delete(socket));
+    }
     /** Bytes of the matched request still to pass on; undefined before the match. */
     let budget: number | undefined;
     const passOn = (bytes: Buffer) => {
@@ -45,7 +57,13 @@ export async function stopDockerDuring(
       if (budget > 0) return;
       budget = -1; // stopped: nothing more passes
       client.pause();
-      void host.sh(STOP_DOCKER).finally(() => cut(client, upstream));
+      void host
+        .sh(STOP_DOCKER)
+        .then(
+          (r) => stopStatus(r.status),
+          () => stopStatus(null),
+        )
+        .finally(() => cut(client, upstream));
     };
     client.on('data', (chunk: Buffer) => {
       if (budget !== undefined && budget <= 0) return;
@@ -72,9 +90,13 @@ export async function stopDockerDuring(
   let cleared: Promise<void> | undefined;
   return {
     hits,
+    stopped,
     clear() {
       cleared ??= (async () => {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        // close() waits for every connection: the ones still open are cut first.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const socket of open) socket.destroy();
+        await closed;
         await host.shOk(
           'rm -f /run/docker.sock /run/docker-real.sock && systemctl start docker.socket docker.service',
         );
