@@ -52,6 +52,30 @@ export function snapshotScript(): string {
   return `
 set -u
 mark() { printf '\\n${MARK} %s\\n' "$*"; }
+# "<sha256>  <path under $1>" for each file under $1. A file's sum is taken from the cache while
+# its stamp (size, mtime, ctime, inode, device) is the one it was hashed at: any write, rename
+# over it or utimes() moves its ctime, which only the kernel sets (issue #28: an installed
+# host's 88 MB program was hashed again by every snapshot, a second of each). Only a file whose
+# ctime was a second old when hashed is kept, so a write in the same clock tick as a stamp
+# cannot pass for no write (git's "racy" stamps). The cache lives in the host's /run, outside
+# the snapshot's trees, and goes with the host.
+cache=/run/oac-e2e-snapshot-sums
+sums() {
+  (cd "$1" && find . -mindepth 1 -type f -printf '%s:%T@:%C@:%i:%D %P\\n') |
+    awk -v d="$1" -v cache="$cache" -v miss="$cache.miss" '
+      BEGIN { while ((getline l < cache) > 0) { sp = index(l, " "); sum[substr(l, sp + 1)] = substr(l, 1, sp - 1) }
+              printf "" > miss }
+      { sp = index($0, " "); key = substr($0, 1, sp) d "/" substr($0, sp + 1)
+        if (key in sum) print sum[key] "  " substr($0, sp + 1); else print $0 > miss }'
+  [ -s "$cache.miss" ] || return 0
+  cut -d' ' -f2- "$cache.miss" | (cd "$1" && tr '\\n' '\\0' | xargs -0 -r sha256sum --) >"$cache.new"
+  cat "$cache.new"
+  awk -v d="$1" -v now="$(date +%s)" '
+    NR == FNR { sp = index($0, " "); stamp[substr($0, sp + 1)] = substr($0, 1, sp - 1); next }
+    { p = substr($0, 67); if (!(p in stamp)) next
+      split(stamp[p], f, ":"); if (f[3] + 1 < now) print substr($0, 1, 64) " " stamp[p] " " d "/" p }
+  ' "$cache.miss" "$cache.new" >>"$cache"
+}
 for f in ${SNAPSHOT_FILES.map(q).join(' ')}; do
   if [ -f "$f" ]; then mark file "$f"; cat "$f"; else mark absent "$f"; fi
 done
@@ -60,7 +84,7 @@ for d in ${SNAPSHOT_TREES.map(q).join(' ')}; do
   mark tree "$d"
   find "$d" -mindepth 1 -printf '%P\\t%y\\t%m\\t%u:%g\\t%T@\\t%l\\n' | LC_ALL=C sort
   mark sums "$d"
-  (cd "$d" && find . -mindepth 1 -type f -printf '%P\\0' | xargs -0 -r sha256sum --)
+  sums "$d"
 done
 # Docker is asked only when its service runs: a call through docker.socket would start it.
 if systemctl is-active --quiet docker.service; then
