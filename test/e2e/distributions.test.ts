@@ -10,6 +10,7 @@ import { withHostAndCore } from './harness/core-pair.ts';
 import { installByLine } from './harness/enroll.ts';
 import type { E2eHost } from './harness/host.ts';
 import type { Suite } from './harness/rootfs.ts';
+import { changedSteps, jsonEvents } from './harness/events.ts';
 import { beyondKeptImage, diffSnapshots } from './harness/snapshot.ts';
 import { testRelease } from './helpers/release.ts';
 
@@ -20,12 +21,6 @@ const matrix: Array<{ suite: Suite; version: string }> = [
   { suite: 'bullseye', version: '11' },
   { suite: 'trixie', version: '13' },
 ];
-
-interface Event {
-  type: string;
-  result?: { outcome: string };
-  changed?: boolean;
-}
 
 /** What the host says it is, and the versions of what the installer leans on. */
 async function hostFacts(host: E2eHost): Promise<string> {
@@ -63,14 +58,8 @@ for (const { suite, version } of matrix) {
       const args = ['install', '--core-url', core.coreUrl, '--installation-id', installationId];
       const json = await host.exec([...program, ...args, '--json'], { stdin: '' });
       assert.equal(json.status, 0, json.stderr);
-      const events = json.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Event);
-      const changed = events.filter(
-        (e) =>
-          e.type === 'step-done' && !['unchanged', 'skipped'].includes(e.result?.outcome ?? ''),
-      );
+      const events = jsonEvents(json.stdout);
+      const changed = changedSteps(events);
       assert.deepEqual(changed, [], 'a rerun changes nothing');
       assert.equal(events.at(-1)?.changed, false);
       assert.deepEqual(

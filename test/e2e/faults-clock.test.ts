@@ -26,6 +26,7 @@ import {
   faultRun,
   type FaultRun,
 } from './harness/faults.ts';
+import { jsonEvents } from './harness/events.ts';
 import type { E2eHost } from './harness/host.ts';
 import { testRelease } from './helpers/release.ts';
 
@@ -104,11 +105,9 @@ async function programChangedIsFound(host: E2eHost, run: FaultRun, why: string):
 
   const rerun = await run.install([], ['--json']);
   assertOk(rerun, `${why}: the rerun`);
-  const program = rerun.stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { type: string; step?: string; result?: { outcome: string } })
-    .find((e) => e.type === 'step-done' && e.step === 'program');
+  const program = jsonEvents(rerun.stdout).find(
+    (e) => e.type === 'step-done' && e.step === 'program',
+  );
   assert.ok(
     program !== undefined && program.result?.outcome !== 'unchanged',
     `${why}: ${rerun.stdout}`,

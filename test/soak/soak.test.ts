@@ -20,6 +20,7 @@ import { listNodes, removeNodeInCore, untilNodeStopped } from '../e2e/harness/co
 import { withHostAndCore, type CoreInHost } from '../e2e/harness/core-pair.ts';
 import { installByLine } from '../e2e/harness/enroll.ts';
 import type { E2eHost } from '../e2e/harness/host.ts';
+import { changedSteps, jsonEvents } from '../e2e/harness/events.ts';
 import { beyondKeptImage, diffSnapshots, type HostSnapshot } from '../e2e/harness/snapshot.ts';
 import { testRelease } from '../e2e/helpers/release.ts';
 import {
@@ -74,12 +75,6 @@ function cycleCount(): number {
   return Number(value);
 }
 
-interface Event {
-  type: string;
-  result?: { outcome: string };
-  changed?: boolean;
-}
-
 /** One cycle, asserting each step as the e2e tier does. */
 async function runCycle(host: E2eHost, core: CoreInHost): Promise<void> {
   const { command, installationId, uninstall, output } = await installByLine(host, core);
@@ -96,13 +91,8 @@ async function runCycle(host: E2eHost, core: CoreInHost): Promise<void> {
   const args = ['install', '--core-url', core.coreUrl, '--installation-id', installationId];
   const json = await host.exec([...program, ...args, '--json'], { stdin: '' });
   assert.equal(json.status, 0, json.stderr);
-  const events = json.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Event);
-  const changed = events.filter(
-    (e) => e.type === 'step-done' && !['unchanged', 'skipped'].includes(e.result?.outcome ?? ''),
-  );
+  const events = jsonEvents(json.stdout);
+  const changed = changedSteps(events);
   assert.deepEqual(changed, [], 'RERUN-01 a rerun changes nothing');
   assert.equal(events.at(-1)?.changed, false);
   assert.deepEqual(diffSnapshots(installed, await host.snapshot()), [], 'the host is as installed');

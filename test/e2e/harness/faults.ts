@@ -8,6 +8,7 @@ import { layout, parseInstallationId } from '../../../src/layout.ts';
 import type { CoreInHost } from '../helpers/core-in-host.ts';
 import { listNodes, removeNodeInCore, untilNodeStopped } from './core-nodes.ts';
 import { issueToken, type Issued } from './enroll.ts';
+import { changedSteps, jsonEvents } from './events.ts';
 import type { E2eHost, ExecResult } from './host.ts';
 import { beyondKeptImage, diffSnapshots, type HostSnapshot } from './snapshot.ts';
 
@@ -92,14 +93,11 @@ export async function assertConvergedThenUninstall(
 ): Promise<void> {
   const rerun = await run.install([], ['--json']);
   assertOk(rerun, 'the rerun after the fault converged');
-  const events = rerun.stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { type: string; step?: string; result?: { outcome: string } });
-  const changed = events.filter(
-    (e) => e.type === 'step-done' && !['unchanged', 'skipped'].includes(e.result?.outcome ?? ''),
+  assert.deepEqual(
+    changedSteps(jsonEvents(rerun.stdout)),
+    [],
+    'a converged host: the next run changes nothing',
   );
-  assert.deepEqual(changed, [], 'a converged host: the next run changes nothing');
   const [installer] = run.issued.uninstall.slice(3);
   const status = await host.exec(['env', '-u', 'NODE_OPTIONS', installer as string, 'status']);
   assertOk(status, 'status after the fault: nothing wrong');
