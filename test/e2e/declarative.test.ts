@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { removeNodesInCore, untilNodeStopped } from './harness/core-nodes.ts';
 import { withHostAndCore } from './harness/core-pair.ts';
-import { installByLine, issueToken } from './harness/enroll.ts';
+import { issueToken } from './harness/enroll.ts';
+import { withInstalledHost } from './harness/installed.ts';
 import type { E2eHost } from './harness/host.ts';
 import { testRelease } from './helpers/release.ts';
 
@@ -62,8 +63,9 @@ test('DECL-02 DECL-04 a network that was there before is adopted and survives un
 });
 
 test('DECL-03 a dry run after a proxy change lists the restart; the run right after restarts exactly once; re-adding the group restarts too', async () => {
-  await withHostAndCore(['--release-dir', await release.dir()], async (host, core) => {
-    const { installationId: id, uninstall } = await installByLine(host, core);
+  // A host booted with a node the line installed (harness/installed.ts).
+  await withInstalledHost(release, async ({ host, core, line }) => {
+    const { installationId: id, uninstall } = line;
     const unit = `oac-node-${id}.service`;
     // The installer the line kept, run again directly: a registered node needs no token.
     const installer = [...uninstall.slice(0, 4)];

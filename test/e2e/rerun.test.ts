@@ -5,18 +5,18 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { listNodes } from './harness/core-nodes.ts';
-import { hostWithCore } from './harness/core-pair.ts';
-import { fromLine, installByLine, issueToken } from './harness/enroll.ts';
+import { fromLine, issueToken } from './harness/enroll.ts';
+import { installedHostWithCore } from './harness/installed.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { testRelease } from './helpers/release.ts';
 
 const release = testRelease();
-const pair = hostWithCore(async () => ['--release-dir', await release.dir()]);
+// A host booted with a node the line installed (harness/installed.ts).
+const pair = installedHostWithCore(release);
 let command: string;
 
 before(async () => {
-  const { host, core } = await pair.boot();
-  command = (await installByLine(host, core)).command;
+  command = (await pair.boot()).line.command;
 });
 
 async function refusedRerun(line: string, expected: RegExp): Promise<void> {

@@ -6,16 +6,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { listNodes, removeNodeInCore, untilNodeStopped } from './harness/core-nodes.ts';
-import { withHostAndCore } from './harness/core-pair.ts';
-import { installByLine } from './harness/enroll.ts';
+import { withInstalledHost } from './harness/installed.ts';
 import { beyondKeptImage, diffSnapshots } from './harness/snapshot.ts';
 import { testRelease } from './helpers/release.ts';
 
 const release = testRelease();
 
 test('DECL-05 a saved plan is applied exactly: refused (exit 3, nothing changed) after the host moved; a new plan converges; applied once it is stale', async () => {
-  await withHostAndCore(['--release-dir', await release.dir()], async (host, core) => {
-    const { installationId: id, uninstall } = await installByLine(host, core);
+  // Each test's host is booted with a node the line installed (harness/installed.ts).
+  await withInstalledHost(release, async ({ host, core, line }) => {
+    const { installationId: id, uninstall } = line;
     // The installer the line kept, run again directly: a registered node needs no token.
     const installer = uninstall.slice(0, 4);
     const install = [...installer, 'install', '--core-url', core.coreUrl, '--installation-id', id];
@@ -82,9 +82,8 @@ test('DECL-05 a saved plan is applied exactly: refused (exit 3, nothing changed)
 });
 
 test('DECL-05 UNI-02 uninstall through a saved plan: show-plan equals the dry run; the host moves → stale, nothing changed; the new plan applied leaves the host at its snapshot', async () => {
-  await withHostAndCore(['--release-dir', await release.dir()], async (host, core) => {
-    const pristine = await host.snapshot();
-    const { uninstall, installationId } = await installByLine(host, core);
+  await withInstalledHost(release, async ({ host, core, line, before: pristine }) => {
+    const { uninstall, installationId } = line;
     const installer = uninstall.slice(0, 4);
     const [node] = await listNodes(core);
     await removeNodeInCore(core, node?.node_id ?? '');

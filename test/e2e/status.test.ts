@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { removeNodeInCore } from './harness/core-nodes.ts';
-import { withHostAndCore } from './harness/core-pair.ts';
-import { installByLine } from './harness/enroll.ts';
+import { withInstalledHost } from './harness/installed.ts';
 import { testRelease } from './helpers/release.ts';
 
 const release = testRelease();
@@ -20,9 +19,8 @@ interface Status {
 }
 
 test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group, a swapped program and a removed Runtime image reported until a rerun; Core removal reported', async () => {
-  const args = async () => ['--release-dir', await release.dir()];
-  await withHostAndCore(args, async (host, core) => {
-    const { command, installationId, uninstall } = await installByLine(host, core);
+  await withInstalledHost(release, async ({ host, core, line }) => {
+    const { command, installationId, uninstall } = line;
     const status = [...uninstall.slice(0, 4), 'status', '--installation-id', installationId];
     const json = async () => {
       const r = await host.exec([...status, '--json']);

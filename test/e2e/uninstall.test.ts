@@ -4,18 +4,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { listNodes, removeNodeInCore, untilNodeStopped } from './harness/core-nodes.ts';
-import { withHostAndCore } from './harness/core-pair.ts';
-import { installByLine } from './harness/enroll.ts';
+import { withInstalledHost } from './harness/installed.ts';
 import { beyondKeptImage, diffSnapshots } from './harness/snapshot.ts';
 import { testRelease } from './helpers/release.ts';
 
 const release = testRelease();
-const coreArgs = async () => ['--release-dir', await release.dir()];
 
 test('UNI-01…06 uninstall: refused while Core lists the node; then the host equals its snapshot before install, the image kept', async () => {
-  await withHostAndCore(coreArgs, async (host, core) => {
-    const pristine = await host.snapshot();
-    const { uninstall, installationId } = await installByLine(host, core);
+  // A host booted with a node the line installed (harness/installed.ts): `pristine` is that
+  // host before the line ran.
+  await withInstalledHost(release, async ({ host, core, line, before: pristine }) => {
+    const { uninstall, installationId } = line;
 
     const installed = await host.snapshot();
     const refused = await host.exec(uninstall);
@@ -72,9 +71,8 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
 });
 
 test('UNI-01 Core gone: uninstall says to use --force and changes nothing; with --force it completes', async () => {
-  await withHostAndCore(coreArgs, async (host, core) => {
-    const pristine = await host.snapshot();
-    const { uninstall } = await installByLine(host, core);
+  await withInstalledHost(release, async ({ host, core, line, before: pristine }) => {
+    const { uninstall } = line;
     await core.stop();
 
     const installed = await host.snapshot();

@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { listNodes } from './harness/core-nodes.ts';
-import { withHostAndCore, type CoreInHost } from './harness/core-pair.ts';
-import { issueToken } from './harness/enroll.ts';
+import type { CoreInHost } from './harness/core-pair.ts';
+import { issueToken, type InstalledByLine } from './harness/enroll.ts';
+import { withInstalledHost } from './harness/installed.ts';
 import type { E2eHost } from './harness/host.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { newerExecutable, serveInstaller, testRelease } from './helpers/release.ts';
@@ -24,8 +25,14 @@ const exitsAtStart = newerExecutable('exit-at-start');
 const neverReady = newerExecutable('never-ready');
 const prepareFails = newerExecutable('prepare-fails');
 
-const withHost = (fn: (host: E2eHost, core: CoreInHost, dir: string) => Promise<void>) =>
-  release.dir().then((dir) => withHostAndCore(['--release-dir', dir], (h, c) => fn(h, c, dir)));
+/** A host booted with a node the line of this release installed (harness/installed.ts), its
+ *  Core, the release's directory (serveInstaller changes what its console serves) and the line. */
+const withHost = (
+  fn: (host: E2eHost, core: CoreInHost, dir: string, first: InstalledByLine) => Promise<void>,
+) =>
+  release
+    .dir()
+    .then((dir) => withInstalledHost(release, ({ host, core, line }) => fn(host, core, dir, line)));
 
 /** Pastes Core's current line into the host's sh as root. */
 async function paste(host: E2eHost, core: CoreInHost) {
@@ -42,9 +49,7 @@ before(() => {
 
 test('UPG-01 the line of a newer release upgrades in place: the dry run names both versions and the restart; the program is replaced, its version recorded, the service restarted once, and Core lists the node ready on the new version; an older line afterwards is refused with nothing changed', async () => {
   const b = await newer.build();
-  await withHost(async (host, core, releaseDir) => {
-    const first = await paste(host, core);
-    assert.equal(first.run.status, 0, first.shown);
+  await withHost(async (host, core, releaseDir, first) => {
     const unit = `oac-node-${first.installationId}.service`;
     const journal = `/etc/oac-node/${first.installationId}.json`;
     assert.deepEqual(
@@ -137,9 +142,7 @@ test('UPG-02 an upgrade whose program exits at start, never reports ready, or fa
     neverReady.build(),
     prepareFails.build(),
   ]);
-  await withHost(async (host, core) => {
-    const first = await paste(host, core);
-    assert.equal(first.run.status, 0, first.shown);
+  await withHost(async (host, core, _dir, first) => {
     const journal = `/etc/oac-node/${first.installationId}.json`;
     const unit = `oac-node-${first.installationId}.service`;
     for (const [b, failure] of [
@@ -189,9 +192,7 @@ test('UPG-02 an upgrade whose program exits at start, never reports ready, or fa
 
 test('UPG-02 a run killed while it keeps the previous program, or in the middle of its roll back, converges on the next run: rolled back again, ready on the previous version, no kept program left', async () => {
   const b = await exitsAtStart.build();
-  await withHost(async (host, core) => {
-    const first = await paste(host, core);
-    assert.equal(first.run.status, 0, first.shown);
+  await withHost(async (host, core, _dir, first) => {
     const journal = `/etc/oac-node/${first.installationId}.json`;
     await putProgram(host, b.dir);
     const install = (env: string[]) => installNew(host, core, first.installationId, env);

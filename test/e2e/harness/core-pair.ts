@@ -6,7 +6,7 @@
 //   - bootWithCore(args): the pair itself, for a caller that holds several (ansible.test.ts).
 import { after } from 'node:test';
 import { startCoreInHost, type CoreInHost } from '../helpers/core-in-host.ts';
-import { bootHost, type BootOptions, type E2eHost } from './host.ts';
+import { bootHost, type BootOptions, type E2eHost, type HostNet } from './host.ts';
 
 export type { CoreInHost } from '../helpers/core-in-host.ts';
 
@@ -14,9 +14,12 @@ export type { CoreInHost } from '../helpers/core-in-host.ts';
  *  host has booted (so a release built on first use is built then, as before). */
 export type CoreArgs = string[] | (() => string[] | Promise<string[]>);
 
-export interface PairOptions extends BootOptions {
+export interface PairOptions extends Omit<BootOptions, 'whenNetworked'> {
   /** Runs in the booted host before its Core starts (addKvmDevice, say). */
   prepare?: (host: E2eHost) => Promise<unknown>;
+  /** Start the Core while the host boots, as soon as its network exists (not with `prepare`):
+   *  a node installed before boots with the host and finds its Core at once. */
+  coreEarly?: boolean;
 }
 
 export interface HostAndCore {
@@ -34,15 +37,26 @@ export async function bootWithCore(
   coreArgs: CoreArgs,
   options: PairOptions = {},
 ): Promise<BootedPair> {
-  const { prepare, ...boot } = options;
-  const host = await bootHost(boot);
+  const { prepare, coreEarly, ...boot } = options;
+  const args = async () => (typeof coreArgs === 'function' ? await coreArgs() : coreArgs);
+  let early: Promise<CoreInHost> | undefined;
+  if (coreEarly === true && prepare !== undefined)
+    throw new Error('coreEarly: the Core would start before prepare');
+  const whenNetworked = (net: HostNet) => (early = args().then((a) => startCoreInHost(net, a)));
+  let host: E2eHost;
+  try {
+    host = await bootHost(coreEarly === true ? { ...boot, whenNetworked } : boot);
+  } catch (error) {
+    await early?.then(
+      (c) => c.stop(),
+      () => undefined,
+    );
+    throw error;
+  }
   let core: CoreInHost;
   try {
     await prepare?.(host);
-    core = await startCoreInHost(
-      host,
-      typeof coreArgs === 'function' ? await coreArgs() : coreArgs,
-    );
+    core = await (early ?? startCoreInHost(host, await args()));
   } catch (error) {
     await host.stop();
     throw error;

@@ -18,6 +18,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmdirSync,
   rmSync,
   writeFileSync,
@@ -73,9 +74,24 @@ export interface BootOptions {
    *  default: this machine's disk under the scratch dir. A host with a size keeps that layer
    *  in its private mount namespace: `dir`/upper stays empty as this machine sees it. */
   upperSize?: string;
+  /** A directory stacked read-only over the rootfs: what an earlier host changed, kept by its
+   *  freeze() (harness/installed.ts: a host booted from a finished install). */
+  layer?: string;
+  /** Copied into the host's /var/lib/docker before it boots (that host's, kept by freeze()). */
+  dockerSeed?: string;
+  /** Called once the host's network namespace exists and its veth is up, while it boots (the
+   *  Core of a host booted from an install starts there, so that the node finds it at once);
+   *  awaited before bootHost resolves. */
+  whenNetworked?: (net: HostNet) => Promise<unknown>;
   /** Leave the host running after stop() and after the test process ends, for debugging;
    *  default: OAC_E2E_KEEP=1. Remove it later with `bash scripts/e2e-rootfs.sh clean`. */
   keep?: boolean;
+}
+
+/** What a process needs to join a host's network: its PID 1 and its address. */
+export interface HostNet {
+  readonly leaderPid: number;
+  readonly address: string;
 }
 
 export interface ExecOptions {
@@ -123,6 +139,10 @@ export interface E2eHost {
   snapshot(): Promise<HostSnapshot>;
   /** Powers the host off and removes every trace of it (unless kept). Idempotent. */
   stop(): Promise<void>;
+  /** Powers the host off cleanly and moves what it changed to `dest` (upper/: its files, a layer
+   *  for BootOptions.layer; docker/: its /var/lib/docker, a dockerSeed), then removes the rest.
+   *  Fails if the host did not power off by itself (a killed host's files are no layer). */
+  freeze(dest: string): Promise<void>;
 }
 
 interface Live {
@@ -163,6 +183,16 @@ export async function bootHost(options: BootOptions = {}): Promise<E2eHost> {
     }
   }
 
+  for (const [what, path] of [
+    ['layer', options.layer],
+    ['dockerSeed', options.dockerSeed],
+  ] as const) {
+    // overlayfs splits lowerdir at ':' and its options at ','.
+    if (path !== undefined && (!existsSync(path) || /[:,]/.test(path)))
+      throw new Error(`${what} must exist and have no ':' or ',': '${path}'`);
+  }
+  const lower = options.layer === undefined ? rootfs : `${options.layer}:${rootfs}`;
+
   const { index, name, dir } = allocate();
   const host: Live = { name, dir, keep };
   live.add(host);
@@ -175,6 +205,9 @@ export async function bootHost(options: BootOptions = {}): Promise<E2eHost> {
   try {
     for (const sub of ['upper', 'work', 'root']) mkdirSync(join(dir, sub), { mode: 0o755 });
     mkdirSync(join(dir, 'docker'), { mode: 0o710 });
+    // A real copy: dockerd writes its files in place, and the seed serves every boot of a run.
+    if (options.dockerSeed !== undefined)
+      mustRun(['cp', '-a', `${options.dockerSeed}/.`, join(dir, 'docker')]);
     if (keep) writeFileSync(join(dir, 'keep'), '');
 
     const nspawnArgs = [
@@ -188,7 +221,7 @@ export async function bootHost(options: BootOptions = {}): Promise<E2eHost> {
     // launch.sh: own cgroups, the overlay, then nspawn as PID 1 of the new PID namespace.
     const unshare = [
       ...['unshare', '--mount', '--propagation', 'private', '--pid', '--fork', '--kill-child'],
-      ...['--mount-proc', 'sh', launchScript, name, rootfs, dir, ...nspawnArgs],
+      ...['--mount-proc', 'sh', launchScript, name, lower, dir, ...nspawnArgs],
     ];
     const argv = keep ? unshare : ['setpriv', '--pdeathsig', 'KILL', ...unshare];
     const out = openSync(log, 'a');
@@ -237,7 +270,13 @@ export async function bootHost(options: BootOptions = {}): Promise<E2eHost> {
     mustRun([...inHostNet, 'addr', 'add', `${address}/30`, 'dev', 'host0']);
     mustRun([...inHostNet, 'link', 'set', 'dev', 'host0', 'up']);
 
-    const base = { name, dir, hostAddress, address, nspawnPid, leaderPid, host, exited };
+    // Its own failure is the caller's to report once the boot is over (or failed).
+    const networked = options.whenNetworked?.({ leaderPid, address }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const freezable = options.upperSize === undefined;
+    const base = { name, dir, hostAddress, address, nspawnPid, leaderPid, host, exited, freezable };
     const probe = makeHost({ ...base, bootState: 'running' });
     const bootState = await until('systemd to finish booting', async () => {
       const r = await probe.exec(['systemctl', 'is-system-running'], { timeoutMs: 10_000 });
@@ -254,6 +293,8 @@ export async function bootHost(options: BootOptions = {}): Promise<E2eHost> {
       });
       return r.status === 0 ? true : undefined;
     });
+    const early = await networked;
+    if (early !== undefined) throw early;
     return makeHost({ ...base, bootState });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
@@ -275,6 +316,7 @@ function makeHost(h: {
   leaderPid: number;
   host: Live;
   exited: Promise<void>;
+  freezable: boolean;
   bootState: 'running' | 'degraded';
 }): E2eHost {
   let stopped: Promise<void> | undefined;
@@ -359,7 +401,13 @@ function makeHost(h: {
       );
       return;
     }
-    // A clean poweroff first (Docker stops its containers, units stop), then force.
+    await powerOff();
+    destroySync(h.host);
+  }
+
+  /** A clean poweroff (Docker stops its containers, units stop); true once the host is off,
+   *  false when it had to be killed after POWEROFF_TIMEOUT_MS. */
+  async function powerOff(): Promise<boolean> {
     await run(
       h.leaderPid,
       ['systemctl', 'poweroff'],
@@ -377,7 +425,17 @@ function makeHost(h: {
     ]);
     clearTimeout(timer);
     if (!off) process.stderr.write(`e2e host ${h.name}: no poweroff in 30 s, killing it\n`);
-    destroySync(h.host);
+    return off;
+  }
+
+  async function freezeOnce(dest: string): Promise<void> {
+    if (!h.freezable || h.host.keep) throw new Error(`e2e host ${h.name} cannot be frozen`);
+    try {
+      if (!(await powerOff())) throw new Error(`e2e host ${h.name} did not power off`);
+      for (const part of ['upper', 'docker']) moveDir(join(h.dir, part), join(dest, part));
+    } finally {
+      destroySync(h.host);
+    }
   }
 
   return {
@@ -393,6 +451,10 @@ function makeHost(h: {
     shOk,
     snapshot,
     stop: () => (stopped ??= stopOnce()),
+    freeze(dest) {
+      if (stopped !== undefined) return Promise.reject(new Error(`e2e host ${h.name} is stopped`));
+      return (stopped = freezeOnce(dest));
+    },
   };
 }
 
@@ -527,6 +589,17 @@ async function waitFor<T>(
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await delay(100);
+  }
+}
+
+/** Renames `from` to `to`; across file systems, copies (every attribute) and removes. */
+function moveDir(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    mustRun(['cp', '-a', from, to]);
+    rmSync(from, { recursive: true, force: true });
   }
 }
 

@@ -3,7 +3,7 @@
 // for the demo), and the test reaches it at the host's veth address.
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Agent, request } from 'undici';
-import type { E2eHost } from '../harness/host.ts';
+import type { HostNet } from '../harness/host.ts';
 import { repoRoot } from '../harness/rootfs.ts';
 
 export interface CoreInHost {
@@ -22,7 +22,7 @@ export interface CoreInHost {
 
 /** A TypeScript program of this repository, run on this machine inside the host's network
  *  namespace only (its files are this machine's); killed with the test process. */
-export function spawnInHostNet(host: E2eHost, script: string, args: string[]): ChildProcess {
+export function spawnInHostNet(host: HostNet, script: string, args: string[]): ChildProcess {
   const child = spawn(
     'nsenter',
     [
@@ -40,7 +40,7 @@ export function spawnInHostNet(host: E2eHost, script: string, args: string[]): C
   return child;
 }
 
-export async function startCoreInHost(host: E2eHost, args: string[]): Promise<CoreInHost> {
+export async function startCoreInHost(host: HostNet, args: string[]): Promise<CoreInHost> {
   const child = spawnInHostNet(host, 'fixtures/core/main.ts', [
     '--host',
     '0.0.0.0',

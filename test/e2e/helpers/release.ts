@@ -16,7 +16,7 @@ import {
   statSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after } from 'node:test';
 
 const execFileAsync = promisify(execFile);
@@ -95,7 +95,15 @@ function dropStaleReleases(build: string): void {
 /** This test file's release of dist/, on first use (so no hook order matters): a copy of the
  *  run's cached release made of hard links (instant; serveInstaller replaces a file, never
  *  writes through one), in a scratch directory removed after the file's tests. */
-export function testRelease(options: ReleaseOptions = {}): { dir(): Promise<string> } {
+export interface TestRelease {
+  /** This file's copy of the release (Core's --release-dir). */
+  dir(): Promise<string>;
+  /** The run's cache of this release: root's private directory, removed with the dist/ build it
+   *  was made of; what other caches made from this release keep (harness/installed.ts). */
+  cacheDir(): Promise<string>;
+}
+
+export function testRelease(options: ReleaseOptions = {}): TestRelease {
   let scratch: string | undefined;
   let built: Promise<string> | undefined;
   after(() => {
@@ -111,6 +119,7 @@ export function testRelease(options: ReleaseOptions = {}): { dir(): Promise<stri
       })();
       return built;
     },
+    cacheDir: async () => dirname(await cachedRelease(options)),
   };
 }
 

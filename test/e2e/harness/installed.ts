@@ -1,0 +1,185 @@
+// A host that starts installed (issue #28 item 4): for the tests whose subject comes after the
+// line (a rerun, status, uninstall, a saved plan, an upgrade), instead of pasting the line in a
+// fresh host again in every one of them. Once per run, under a lock, one host is booted, the line
+// installs a ready node in it, and the host is powered off cleanly and frozen: what it changed
+// (its overlay's upper dir, its /var/lib/docker) and what its Core knew (GET /__fixture/state)
+// are kept beside the run's release (helpers/release.ts, removed with that dist/ build). Each
+// test then boots a host with that layer over the rootfs and a copy of its Docker data, and a
+// Core started from the kept state on the same ports while the host boots: the node's service
+// starts with the host, as after a reboot, and the host is handed over once Core lists the node
+// connected and ready. What the line printed and the host before the line are kept too, for the
+// tests that compare an uninstall with it.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import lockfile from 'proper-lockfile';
+import type { TestRelease } from '../helpers/release.ts';
+import { listNodes, type CoreNode } from './core-nodes.ts';
+import { bootWithCore, type BootedPair, type CoreInHost, type HostAndCore } from './core-pair.ts';
+import { installByLine, type InstalledByLine } from './enroll.ts';
+import { ensureRootfs } from './rootfs.ts';
+import type { HostSnapshot } from './snapshot.ts';
+import { waitUntil } from './wait.ts';
+
+/** Raised whenever what the cache holds changes shape: an older run's cache is not read. */
+const FORMAT = 1;
+
+export interface InstalledPair extends BootedPair {
+  /** The line that installed the node (its token used), its installation ID and uninstall. */
+  readonly line: InstalledByLine;
+  /** The host before the line ran (the same rootfs, as a fresh host is). */
+  readonly before: HostSnapshot;
+}
+
+interface Kept {
+  format: number;
+  line: InstalledByLine;
+  before: HostSnapshot;
+  corePort: number;
+  releasePort: number;
+}
+
+/** Boots a host with the run's install of `release` (made on first use); stop() it after. */
+export async function bootInstalled(release: TestRelease): Promise<InstalledPair> {
+  const cache = await installedCache(release);
+  const kept = JSON.parse(readFileSync(join(cache, 'kept.json'), 'utf8')) as Kept;
+  const coreArgs = async () => [
+    ...['--release-dir', await release.dir()],
+    ...['--port', String(kept.corePort), '--release-port', String(kept.releasePort)],
+    ...['--installation-id', kept.line.installationId],
+    ...['--state-file', join(cache, 'state.json')],
+  ];
+  const pair = await bootWithCore(coreArgs, {
+    layer: join(cache, 'upper'),
+    dockerSeed: join(cache, 'docker'),
+    coreEarly: true,
+  });
+  try {
+    await untilReady(pair.core);
+  } catch (error) {
+    await pair.stop();
+    throw error;
+  }
+  return { ...pair, line: kept.line, before: kept.before };
+}
+
+/** An installed host and its Core for `fn`, stopped afterwards whatever happens. */
+export async function withInstalledHost(
+  release: TestRelease,
+  fn: (pair: InstalledPair) => Promise<void>,
+): Promise<void> {
+  const pair = await bootInstalled(release);
+  try {
+    await fn(pair);
+  } finally {
+    await pair.stop();
+  }
+}
+
+/** A test file's installed host for all its tests, like hostWithCore (core-pair.ts): boot()
+ *  first in the file's one `before` hook; an `after` hook stops it. */
+export function installedHostWithCore(
+  release: TestRelease,
+): HostAndCore & { boot(): Promise<InstalledPair> } {
+  let booting: Promise<InstalledPair> | undefined;
+  let booted: InstalledPair | undefined;
+  after(async () => {
+    await booted?.stop();
+  });
+  const pair = (): InstalledPair => {
+    if (booted === undefined) throw new Error('the installed host of this file has not booted');
+    return booted;
+  };
+  return {
+    boot: () => (booting ??= bootInstalled(release).then((p) => (booted = p))),
+    get host() {
+      return pair().host;
+    },
+    get core() {
+      return pair().core;
+    },
+  };
+}
+
+/** Until Core lists the one node connected, its provider ready, serving its target. */
+async function untilReady(core: CoreInHost): Promise<CoreNode> {
+  return waitUntil(
+    'the installed node to connect to its Core and be ready',
+    async () => (await listNodes(core))[0],
+    {
+      timeoutMs: 90_000,
+      intervalMs: 100,
+      done: (n) => n.connected && n.provider_ready && n.rollout.state === 'ready',
+    },
+  );
+}
+
+/** The run's installed host of `release` on this rootfs: made once, by whichever test file asks
+ *  first while the others wait on the lock. */
+async function installedCache(release: TestRelease): Promise<string> {
+  const parent = await release.cacheDir();
+  const rootfs = await ensureRootfs();
+  const key = createHash('sha256').update(`${FORMAT} ${rootfs}`).digest('hex').slice(0, 16);
+  const dir = join(parent, `installed-${key}`);
+  if (existsSync(join(dir, 'kept.json'))) return dir;
+  const unlock = await lockfile.lock(parent, {
+    lockfilePath: join(parent, 'installed.lock'),
+    // A holder that died leaves a lock nobody refreshes: taken over after 30 s.
+    stale: 30_000,
+    update: 5_000,
+    retries: { retries: 1_000, factor: 1, minTimeout: 500, maxTimeout: 500 },
+  });
+  try {
+    if (existsSync(join(dir, 'kept.json'))) return dir;
+    // Only the holder of the lock builds: any other building dir is a killed run's.
+    for (const name of readdirSync(parent))
+      if (name.startsWith('installed.building-'))
+        rmSync(join(parent, name), { recursive: true, force: true });
+    const building = mkdtempSync(join(parent, 'installed.building-'));
+    await installAndFreeze(release, building);
+    renameSync(building, dir);
+    return dir;
+  } finally {
+    await unlock();
+  }
+}
+
+/** A fresh host, the line pasted into it, the host frozen into `dest` with its Core's state. */
+async function installAndFreeze(release: TestRelease, dest: string): Promise<void> {
+  const pair = await bootWithCore(async () => ['--release-dir', await release.dir()]);
+  try {
+    const { host, core } = pair;
+    const before = await host.snapshot();
+    const line = await installByLine(host, core);
+    await untilReady(core);
+    const state = await core.coreApi('GET', '/__fixture/state');
+    assert.equal(state.status, 200, 'the Core gives its state');
+    const kept: Kept = {
+      format: FORMAT,
+      line,
+      before,
+      corePort: Number(new URL(core.coreUrl).port),
+      releasePort: Number(new URL(core.releaseUrl).port),
+    };
+    await core.stop();
+    mkdirSync(dest, { recursive: true, mode: 0o700 });
+    // The line's token is in the kept line (used, so worth nothing): root's alone all the same.
+    writeFileSync(join(dest, 'state.json'), JSON.stringify(state.body), { mode: 0o600 });
+    await host.freeze(dest);
+    writeFileSync(join(dest, 'kept.json'), JSON.stringify(kept), { mode: 0o600 });
+  } catch (error) {
+    await pair.stop().catch(() => undefined);
+    throw error;
+  }
+}
