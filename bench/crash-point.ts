@@ -2,24 +2,16 @@
 // test/e2e/helpers/crash-host.ts, timed one by one on the e2e host (real systemd and Docker)
 // with its Core. Prints medians of a few rounds (default 3); a figure, never a test:
 // `npx tsx bench/crash-point.ts [ROUNDS]`, with dist/oac-node built.
-import { performance } from 'node:perf_hooks';
 import { removeNodesInCore } from '../test/e2e/harness/core-nodes.ts';
 import { bootWithCore } from '../test/e2e/harness/core-pair.ts';
 import { installByLine, issueToken } from '../test/e2e/harness/enroll.ts';
 import { testRelease } from '../test/e2e/helpers/release.ts';
+import { partTimer } from './figures.ts';
 
 const rounds = Number(process.argv[2] ?? 3);
 const release = testRelease();
 const pair = await bootWithCore(async () => ['--release-dir', await release.dir()]);
-const figures: Record<string, number[]> = {};
-async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const start = performance.now();
-  try {
-    return await fn();
-  } finally {
-    (figures[name] ??= []).push(performance.now() - start);
-  }
-}
+const { timed, print } = partTimer();
 try {
   const { host, core } = pair;
   const first = await timed('install by the line', () => installByLine(host, core));
@@ -51,6 +43,4 @@ try {
 } finally {
   await pair.stop();
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-for (const [name, xs] of Object.entries(figures))
-  console.log(`${name.padEnd(40)} ${(median(xs) / 1000).toFixed(2)} s  (${xs.length} runs)`);
+print();

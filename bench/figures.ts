@@ -1,6 +1,8 @@
 // One row of `npm run bench` (issue #13): a figure, what it is compared with in the same run,
 // the ratio and the target. Each bench returns its rows; bench/run.ts prints them as one table
 // and writes them as JSON. A bench reports, it never fails.
+import { performance } from 'node:perf_hooks';
+
 export interface Figure {
   /** What was measured, as the table shows it. */
   name: string;
@@ -22,6 +24,32 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1
     ? (sorted[middle] as number)
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Times named parts over rounds: `timed(name, fn)` runs fn and keeps its wall time under
+ *  name; `print()` writes each part's median, in the order first timed. */
+export function partTimer(): {
+  timed<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  print(): void;
+} {
+  const figures: Record<string, number[]> = {};
+  return {
+    async timed(name, fn) {
+      const start = performance.now();
+      try {
+        return await fn();
+      } finally {
+        (figures[name] ??= []).push(performance.now() - start);
+      }
+    },
+    print() {
+      const width = Math.max(...Object.keys(figures).map((n) => n.length)) + 2;
+      for (const [name, xs] of Object.entries(figures))
+        console.log(
+          `${name.padEnd(width)} ${(median(xs) / 1000).toFixed(2)} s  (${xs.length} runs)`,
+        );
+    },
+  };
 }
 
 export const ratioOf = (f: Figure): number | undefined =>

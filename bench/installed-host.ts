@@ -4,23 +4,15 @@
 // node ready; each until the host and Core are stopped again. Prints medians of a few rounds
 // (default 3), and what making the frozen install cost once; a figure, never a test:
 // `npx tsx bench/installed-host.ts [ROUNDS]`, as root, with dist/oac-node built.
-import { performance } from 'node:perf_hooks';
 import { bootWithCore } from '../test/e2e/harness/core-pair.ts';
 import { installByLine } from '../test/e2e/harness/enroll.ts';
 import { bootInstalled } from '../test/e2e/harness/installed.ts';
 import { testRelease } from '../test/e2e/helpers/release.ts';
+import { partTimer } from './figures.ts';
 
 const rounds = Number(process.argv[2] ?? 3);
 const release = testRelease();
-const figures: Record<string, number[]> = {};
-async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const start = performance.now();
-  try {
-    return await fn();
-  } finally {
-    (figures[name] ??= []).push(performance.now() - start);
-  }
-}
+const { timed, print } = partTimer();
 
 // The first call makes the frozen install (unless this dist/ build already has one).
 await timed("installed host: the first (makes the run's install if missing)", async () =>
@@ -39,6 +31,4 @@ for (let i = 0; i < rounds; i++) {
     (await bootInstalled(release)).stop(),
   );
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-for (const [name, xs] of Object.entries(figures))
-  console.log(`${name.padEnd(66)} ${(median(xs) / 1000).toFixed(2)} s  (${xs.length} runs)`);
+print();

@@ -99,9 +99,9 @@ export async function withHostAndCore(
   }
 }
 
-export interface FilePair extends HostAndCore {
+export interface FilePair<P extends BootedPair = BootedPair> extends HostAndCore {
   /** Boots the host and starts its Core, once (a second call waits for the same boot). */
-  boot(): Promise<HostAndCore>;
+  boot(): Promise<P>;
 }
 
 /**
@@ -112,17 +112,23 @@ export interface FilePair extends HostAndCore {
  * boot() has resolved.
  */
 export function hostWithCore(coreArgs: CoreArgs, options: PairOptions = {}): FilePair {
-  let booting: Promise<BootedPair> | undefined;
-  let booted: BootedPair | undefined;
+  return filePair(() => bootWithCore(coreArgs, options));
+}
+
+/** The file's pair that `bootPair` boots on the first boot() (hostWithCore, and the installed
+ *  host's installedHostWithCore), stopped by an `after` hook. */
+export function filePair<P extends BootedPair>(bootPair: () => Promise<P>): FilePair<P> {
+  let booting: Promise<P> | undefined;
+  let booted: P | undefined;
   after(async () => {
     await booted?.stop();
   });
-  const pair = (): BootedPair => {
+  const pair = (): P => {
     if (booted === undefined) throw new Error('the host and Core of this file have not booted');
     return booted;
   };
   return {
-    boot: () => (booting ??= bootWithCore(coreArgs, options).then((p) => (booted = p))),
+    boot: () => (booting ??= bootPair().then((p) => (booted = p))),
     get host() {
       return pair().host;
     },

@@ -22,11 +22,16 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { after } from 'node:test';
 import lockfile from 'proper-lockfile';
 import type { TestRelease } from '../helpers/release.ts';
 import { listNodes, type CoreNode } from './core-nodes.ts';
-import { bootWithCore, type BootedPair, type CoreInHost, type HostAndCore } from './core-pair.ts';
+import {
+  bootWithCore,
+  filePair,
+  type BootedPair,
+  type CoreInHost,
+  type FilePair,
+} from './core-pair.ts';
 import { installByLine, type InstalledByLine } from './enroll.ts';
 import { ensureRootfs } from './rootfs.ts';
 import type { HostSnapshot } from './snapshot.ts';
@@ -89,27 +94,8 @@ export async function withInstalledHost(
 
 /** A test file's installed host for all its tests, like hostWithCore (core-pair.ts): boot()
  *  first in the file's one `before` hook; an `after` hook stops it. */
-export function installedHostWithCore(
-  release: TestRelease,
-): HostAndCore & { boot(): Promise<InstalledPair> } {
-  let booting: Promise<InstalledPair> | undefined;
-  let booted: InstalledPair | undefined;
-  after(async () => {
-    await booted?.stop();
-  });
-  const pair = (): InstalledPair => {
-    if (booted === undefined) throw new Error('the installed host of this file has not booted');
-    return booted;
-  };
-  return {
-    boot: () => (booting ??= bootInstalled(release).then((p) => (booted = p))),
-    get host() {
-      return pair().host;
-    },
-    get core() {
-      return pair().core;
-    },
-  };
+export function installedHostWithCore(release: TestRelease): FilePair<InstalledPair> {
+  return filePair(() => bootInstalled(release));
 }
 
 /** Until Core lists the one node connected, its provider ready, serving its target. */
