@@ -143,7 +143,10 @@ async function installedCache(release: TestRelease): Promise<string> {
 
 /** A fresh host, the line pasted into it, the host frozen into `dest` with its Core's state. */
 async function installAndFreeze(release: TestRelease, dest: string): Promise<void> {
-  const pair = await bootWithCore(async () => ['--release-dir', await release.dir()]);
+  // Never kept (OAC_E2E_KEEP=1 keeps the hosts of the tests): a kept host cannot be frozen.
+  const pair = await bootWithCore(async () => ['--release-dir', await release.dir()], {
+    keep: false,
+  });
   try {
     const { host, core } = pair;
     const before = await host.snapshot();
