@@ -10,7 +10,7 @@ import { withHostAndCore } from './harness/core-pair.ts';
 import { installByLine } from './harness/enroll.ts';
 import type { E2eHost } from './harness/host.ts';
 import type { Suite } from './harness/rootfs.ts';
-import { changedSteps, jsonEvents } from './harness/events.ts';
+import { assertRerunsUnchanged } from './harness/converged.ts';
 import { beyondKeptImage, diffSnapshots } from './harness/snapshot.ts';
 import { testRelease } from './helpers/release.ts';
 
@@ -38,7 +38,8 @@ for (const { suite, version } of matrix) {
       t.diagnostic(`Debian ${version}: ${systemd?.replace(/ \(.*/, '')}, Docker ${docker}`);
       const pristine = await host.snapshot();
 
-      const { command, installationId, uninstall, output } = await installByLine(host, core);
+      const line = await installByLine(host, core);
+      const { installationId, uninstall, output } = line;
       assert.match(output, /^Node \S+ is connected and ready\.$/m, `${facts}\n${output}`);
       // The unit's every line is one this release's systemd knows: systemd-analyze verify says
       // "Unknown key name …, ignoring" (or another complaint) otherwise, and exits 0 all the same.
@@ -52,25 +53,7 @@ for (const { suite, version } of matrix) {
       assert.ok(node?.connected && node.provider_ready, JSON.stringify(node));
 
       const installed = await host.snapshot();
-      const rerun = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 300_000 });
-      assert.equal(rerun.status, 0, `${rerun.stdout}\n${rerun.stderr}`);
-      const program = uninstall.slice(0, uninstall.indexOf('uninstall'));
-      const args = ['install', '--core-url', core.coreUrl, '--installation-id', installationId];
-      const json = await host.exec([...program, ...args, '--json'], { stdin: '' });
-      assert.equal(json.status, 0, json.stderr);
-      const events = jsonEvents(json.stdout);
-      const changed = changedSteps(events);
-      assert.deepEqual(changed, [], 'a rerun changes nothing');
-      assert.equal(events.at(-1)?.changed, false);
-      assert.deepEqual(
-        diffSnapshots(installed, await host.snapshot()),
-        [],
-        'the host is as installed',
-      );
-
-      const status = await host.exec([...program, 'status', '--json']);
-      assert.equal(status.status, 0, `no drift: ${status.stdout}\n${status.stderr}`);
-      assert.deepEqual((JSON.parse(status.stdout) as { problems: string[] }).problems, []);
+      await assertRerunsUnchanged(host, core, line, installed);
 
       await removeNodeInCore(core, node?.node_id ?? '');
       await untilNodeStopped(host, installationId, { lockReleased: true });

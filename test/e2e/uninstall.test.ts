@@ -11,8 +11,10 @@ import { testRelease } from './helpers/release.ts';
 const release = testRelease();
 
 test('UNI-01…06 uninstall: refused while Core lists the node; then the host equals its snapshot before install, the image kept', async () => {
-  // A host booted with a node the line installed (harness/installed.ts): `pristine` is that
-  // host before the line ran.
+  // A host booted with a node the line installed (harness/installed.ts): `pristine` is the
+  // snapshot of the host the line ran in, taken before it ran; this host booted from the same
+  // rootfs and that host's changes, and booting writes nothing the snapshot compares (its
+  // files and trees, units, Docker), so uninstall must bring this one back to it.
   await withInstalledHost(release, async ({ host, core, line, before: pristine }) => {
     const { uninstall, installationId } = line;
 

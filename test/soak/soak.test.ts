@@ -20,7 +20,7 @@ import { listNodes, removeNodeInCore, untilNodeStopped } from '../e2e/harness/co
 import { withHostAndCore, type CoreInHost } from '../e2e/harness/core-pair.ts';
 import { installByLine } from '../e2e/harness/enroll.ts';
 import type { E2eHost } from '../e2e/harness/host.ts';
-import { changedSteps, jsonEvents } from '../e2e/harness/events.ts';
+import { assertRerunsUnchanged } from '../e2e/harness/converged.ts';
 import { beyondKeptImage, diffSnapshots, type HostSnapshot } from '../e2e/harness/snapshot.ts';
 import { testRelease } from '../e2e/helpers/release.ts';
 import {
@@ -77,7 +77,8 @@ function cycleCount(): number {
 
 /** One cycle, asserting each step as the e2e tier does. */
 async function runCycle(host: E2eHost, core: CoreInHost): Promise<void> {
-  const { command, installationId, uninstall, output } = await installByLine(host, core);
+  const line = await installByLine(host, core);
+  const { installationId, uninstall, output } = line;
   assert.match(output, /^Node \S+ is connected and ready\.$/m, output);
   const nodes = await listNodes(core);
   assert.equal(nodes.length, 1, `Core lists one node: ${JSON.stringify(nodes)}`);
@@ -85,21 +86,7 @@ async function runCycle(host: E2eHost, core: CoreInHost): Promise<void> {
   assert.ok(node?.connected && node.provider_ready, JSON.stringify(node));
 
   const installed = await host.snapshot();
-  const again = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 300_000 });
-  assert.equal(again.status, 0, `the line again: ${again.stdout}\n${again.stderr}`);
-  const program = uninstall.slice(0, uninstall.indexOf('uninstall'));
-  const args = ['install', '--core-url', core.coreUrl, '--installation-id', installationId];
-  const json = await host.exec([...program, ...args, '--json'], { stdin: '' });
-  assert.equal(json.status, 0, json.stderr);
-  const events = jsonEvents(json.stdout);
-  const changed = changedSteps(events);
-  assert.deepEqual(changed, [], 'RERUN-01 a rerun changes nothing');
-  assert.equal(events.at(-1)?.changed, false);
-  assert.deepEqual(diffSnapshots(installed, await host.snapshot()), [], 'the host is as installed');
-
-  const status = await host.exec([...program, 'status', '--json']);
-  assert.equal(status.status, 0, `no drift: ${status.stdout}\n${status.stderr}`);
-  assert.deepEqual((JSON.parse(status.stdout) as { problems: string[] }).problems, []);
+  await assertRerunsUnchanged(host, core, line, installed);
 
   await removeNodeInCore(core, node?.node_id ?? '');
   await untilNodeStopped(host, installationId, { lockReleased: true });

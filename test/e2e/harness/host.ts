@@ -75,7 +75,8 @@ export interface BootOptions {
    *  in its private mount namespace: `dir`/upper stays empty as this machine sees it. */
   upperSize?: string;
   /** A directory stacked read-only over the rootfs: what an earlier host changed, kept by its
-   *  freeze() (harness/installed.ts: a host booted from a finished install). */
+   *  freeze() (harness/installed.ts: a host booted from a finished install). Root's own: the
+   *  callers pass directories of root's private caches, never a path someone else chose. */
   layer?: string;
   /** Copied into the host's /var/lib/docker before it boots (that host's, kept by freeze()). */
   dockerSeed?: string;
@@ -207,7 +208,7 @@ export async function bootHost(options: BootOptions = {}): Promise<E2eHost> {
     mkdirSync(join(dir, 'docker'), { mode: 0o710 });
     // A real copy: dockerd writes its files in place, and the seed serves every boot of a run.
     if (options.dockerSeed !== undefined)
-      mustRun(['cp', '-a', `${options.dockerSeed}/.`, join(dir, 'docker')]);
+      mustRun(['cp', '-a', '--preserve=xattr', `${options.dockerSeed}/.`, join(dir, 'docker')]);
     if (keep) writeFileSync(join(dir, 'keep'), '');
 
     const nspawnArgs = [
@@ -598,7 +599,9 @@ function moveDir(from: string, to: string): void {
     renameSync(from, to);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    mustRun(['cp', '-a', from, to]);
+    // --preserve=xattr: an overlay's opaque dirs are xattrs, and cp -a alone drops one it
+    // cannot copy without a word (the layer would show the rootfs's files there again).
+    mustRun(['cp', '-a', '--preserve=xattr', from, to]);
     rmSync(from, { recursive: true, force: true });
   }
 }

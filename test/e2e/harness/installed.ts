@@ -10,15 +10,15 @@
 // connected and ready. What the line printed and the host before the line are kept too, for the
 // tests that compare an uninstall with it.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ import {
   type FilePair,
 } from './core-pair.ts';
 import { installByLine, type InstalledByLine } from './enroll.ts';
-import { ensureRootfs } from './rootfs.ts';
+import { ensureRootfs, repoRoot } from './rootfs.ts';
 import type { HostSnapshot } from './snapshot.ts';
 import { waitUntil } from './wait.ts';
 
@@ -59,6 +59,7 @@ interface Kept {
 export async function bootInstalled(release: TestRelease): Promise<InstalledPair> {
   const cache = await installedCache(release);
   const kept = JSON.parse(readFileSync(join(cache, 'kept.json'), 'utf8')) as Kept;
+  // The kept ports come after startCoreInHost's own `--port 0`: the last one counts.
   const coreArgs = async () => [
     ...['--release-dir', await release.dir()],
     ...['--port', String(kept.corePort), '--release-port', String(kept.releasePort)],
@@ -111,33 +112,85 @@ async function untilReady(core: CoreInHost): Promise<CoreNode> {
   );
 }
 
-/** The run's installed host of `release` on this rootfs: made once, by whichever test file asks
- *  first while the others wait on the lock. */
+/** What the frozen install is made of besides dist/ (the release's key): the sources of the
+ *  line as Core renders it, of the Core and of these helpers (the program's own too, for a dist/
+ *  not rebuilt after a change), and the rootfs. A change to any makes a new one. */
+function installKey(rootfs: string): string {
+  const hash = createHash('sha256').update(`${FORMAT}\0${rootfs}\0`);
+  for (const top of [
+    'src',
+    'installer',
+    'uninstaller',
+    'fixtures',
+    'test/e2e/harness',
+    'test/e2e/helpers',
+  ]) {
+    const names = readdirSync(join(repoRoot, top), { recursive: true, encoding: 'utf8' }).sort();
+    for (const name of names) {
+      const path = join(repoRoot, top, name);
+      if (statSync(path).isFile()) hash.update(`${top}/${name}\0`).update(readFileSync(path));
+    }
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** A failed build is not tried again by every installed host of the same test file. */
+const failed = new Map<string, unknown>();
+
+/** The installed host of `release` for these sources and this rootfs (installKey): made once, by
+ *  whichever test file asks first while the others wait on the lock; later runs with the same
+ *  dist/ build and sources use it too. */
 async function installedCache(release: TestRelease): Promise<string> {
   const parent = await release.cacheDir();
-  const rootfs = await ensureRootfs();
-  const key = createHash('sha256').update(`${FORMAT} ${rootfs}`).digest('hex').slice(0, 16);
-  const dir = join(parent, `installed-${key}`);
+  const dir = join(parent, `installed-${installKey(await ensureRootfs())}`);
   if (existsSync(join(dir, 'kept.json'))) return dir;
+  if (failed.has(dir)) throw failed.get(dir);
+  let lost: Error | undefined;
   const unlock = await lockfile.lock(parent, {
     lockfilePath: join(parent, 'installed.lock'),
-    // A holder that died leaves a lock nobody refreshes: taken over after 30 s.
-    stale: 30_000,
-    update: 5_000,
-    retries: { retries: 1_000, factor: 1, minTimeout: 500, maxTimeout: 500 },
+    // A holder that died leaves a lock nobody refreshes: taken over after two minutes (a live
+    // holder refreshes it every 10 s, though its event loop may block for seconds under load).
+    stale: 120_000,
+    update: 10_000,
+    retries: { retries: 2_000, factor: 1, minTimeout: 500, maxTimeout: 500 },
+    // Taken over all the same: this build fails at its end instead of the whole test process.
+    onCompromised: (error) => (lost = error),
   });
   try {
     if (existsSync(join(dir, 'kept.json'))) return dir;
-    // Only the holder of the lock builds: any other building dir is a killed run's.
-    for (const name of readdirSync(parent))
-      if (name.startsWith('installed.building-'))
-        rmSync(join(parent, name), { recursive: true, force: true });
-    const building = mkdtempSync(join(parent, 'installed.building-'));
-    await installAndFreeze(release, building);
-    renameSync(building, dir);
+    removeDeadBuilds(parent);
+    const building = join(parent, `installed.building-${process.pid}-${randomUUID()}`);
+    try {
+      await installAndFreeze(release, building);
+      if (lost !== undefined) throw new Error(`the lock ${parent}/installed.lock was taken over`);
+      renameSync(building, dir);
+    } catch (error) {
+      rmSync(building, { recursive: true, force: true });
+      if (existsSync(join(dir, 'kept.json'))) return dir; // made meanwhile by whoever took over
+      failed.set(dir, error);
+      throw error;
+    }
     return dir;
   } finally {
-    await unlock();
+    await unlock().catch(() => undefined); // released already when it was taken over
+  }
+}
+
+/** Building dirs whose test process is gone (a killed run's); a live builder's stay. */
+function removeDeadBuilds(parent: string): void {
+  for (const name of readdirSync(parent)) {
+    const pid = Number(/^installed\.building-(\d+)-/.exec(name)?.[1]);
+    if (Number.isInteger(pid) && !isRunning(pid))
+      rmSync(join(parent, name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -152,6 +205,19 @@ async function installAndFreeze(release: TestRelease, dest: string): Promise<voi
     const before = await host.snapshot();
     const line = await installByLine(host, core);
     await untilReady(core);
+    // DECL-01 right after the line, before the reboot every later host of it has been through
+    // (which could hide drift such as a unit systemd was not reloaded for).
+    const [exe] = line.uninstall.slice(3);
+    const status = await host.exec([
+      'env',
+      '-u',
+      'NODE_OPTIONS',
+      exe as string,
+      'status',
+      '--json',
+    ]);
+    assert.equal(status.status, 0, `status right after the line: ${status.stdout}${status.stderr}`);
+    assert.deepEqual((JSON.parse(status.stdout) as { problems: string[] }).problems, []);
     const state = await core.coreApi('GET', '/__fixture/state');
     assert.equal(state.status, 200, 'the Core gives its state');
     const kept: Kept = {

@@ -85,7 +85,9 @@ async function cachedRelease(options: ReleaseOptions): Promise<string> {
   return join(dir, 'r');
 }
 
-/** Removes the cached releases of other dist/ builds than `build` (not those being built). */
+/** Removes the cached releases of other dist/ builds than `build` (not those being built), and
+ *  with them their installed hosts (harness/installed.ts): a dist/ rebuilt while a run still
+ *  boots hosts of the old one leaves that run without its layer (rebuild between runs). */
 function dropStaleReleases(build: string): void {
   for (const name of readdirSync(RELEASE_CACHE))
     if (/^[0-9a-f]{16}-[0-9a-f]{16}$/.test(name) && !name.startsWith(`${build}-`))
