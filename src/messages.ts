@@ -507,6 +507,11 @@ export const MESSAGES = {
     message: '{unit} is masked ({path} links to /dev/null): systemd was told never to start it',
     hint: 'If the node should run on this host, run sudo systemctl unmask {unit}, then run the command again.',
   },
+  unit_masked_runtime: {
+    message:
+      '{unit} is masked until the next boot ({path} links to /dev/null): systemd was told not to start it',
+    hint: 'If the node should run on this host, run sudo systemctl unmask --runtime {unit}, then run the command again.',
+  },
   not_a_file: {
     message: '{path} exists and is a directory, not a file',
     hint: 'Move it aside and run the command again.',

@@ -80,3 +80,11 @@ export async function unitRun(host: Host, unit: string): Promise<UnitRun | undef
     status: value('ExecMainStatus'),
   };
 }
+
+/** Whether `path` is a mask: the link to /dev/null `systemctl mask` puts where a unit file goes. */
+export async function isMaskLink(host: Host, path: string): Promise<boolean> {
+  return (
+    (await host.lstat(path))?.isSymbolicLink() === true &&
+    (await host.readLink(path)) === '/dev/null'
+  );
+}

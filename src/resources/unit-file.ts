@@ -36,10 +36,13 @@ export function renderUnit({ layout, coreUrl, provider, checkpointRoot }: UnitIn
     ...sandboxLines(provider),
     '',
     '[Install]',
-    'WantedBy=multi-user.target',
+    `WantedBy=${WANTED_BY}`,
     '',
   ].join('\n');
 }
+
+/** Where `systemctl enable` links the unit: `/etc/systemd/system/<WANTED_BY>.wants/<unit>`. */
+export const WANTED_BY = 'multi-user.target';
 
 /** Whether a unit file runs this installation's program: the proof, without a record, that
  *  the unit is ours (uninstall of a host whose journal is gone). */

@@ -20,6 +20,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
@@ -507,6 +508,39 @@ test("HOST-08 DECL-01 issue #23: on a new host the node account's part is planne
     assert.match(r.stderr, /\/files exists and is not a directory/);
   });
 });
+
+for (const [where, dir, expected] of [
+  ['masked (systemctl mask)', 'etc/systemd/system', 'is masked \\('],
+  [
+    'masked until the next boot (systemctl mask --runtime)',
+    'run/systemd/system',
+    'is masked until the next boot \\(',
+  ],
+] as const)
+  test(`REL-01 a new host whose node unit is ${where}: refused in the plan, the hint naming systemctl unmask, nothing changed`, async () => {
+    const unit = layout(CORE_ID).unitName;
+    mkdirSync(join(root, dir), { recursive: true });
+    symlinkSync('/dev/null', join(root, dir, unit));
+    await withDockerd('true', undefined, async (d) => {
+      const r = await refused(
+        new RegExp(`^oac-node: ${unit.replaceAll('.', '\\.')} ${expected}/${dir}/`, 'm'),
+        async () =>
+          runExe(install(core.core_url, CORE_ID), {
+            stdin: `${await issueToken(core)}\n`,
+            prefix: d.enter([]),
+          }),
+        1,
+        { tree: d.view(root) },
+      );
+      assert.match(
+        r.stderr,
+        // Run as root, not through sudo: the hint's command has no sudo in front.
+        new RegExp(
+          `hint: .* run systemctl unmask ${dir.startsWith('run') ? '--runtime ' : ''}${unit},`,
+        ),
+      );
+    });
+  });
 
 test('UPG-01 an older installer on a host whose record names a newer program is refused in one line before anything is read or changed; --allow-downgrade goes past that check', async () => {
   const names = layout(CORE_ID);

@@ -7,10 +7,13 @@ import {
   canStartUnits,
   isActive,
   isEnabled,
+  isMaskLink,
   mustSystemctl,
   systemctl,
 } from '../../host/systemd.ts';
 import type { Driver } from '../driver.ts';
+import type { Host } from '../../host/host.ts';
+import { WANTED_BY } from '../unit-file.ts';
 import type { ServiceResource } from '../resources.ts';
 import { changes, type Action } from '../../core/step.ts';
 
@@ -24,6 +27,19 @@ export interface ServiceActual {
   canStart: boolean;
   /** The digest recorded when the service last (re)started; undefined: never recorded. */
   startedWith: string | undefined;
+  /** The unit masked (by the operator, after the install) and still enabled: the installer's
+   *  `enable` link, which systemd's `disable` ignores for a masked unit, removed by uninstall. */
+  maskedWantsLink?: string;
+}
+
+/** The link `systemctl enable` made for the unit, if the unit is masked (its file a link to
+ *  /dev/null) and the link still points at the unit's file. */
+async function maskedWantsLink(host: Host, unit: string): Promise<string | undefined> {
+  const file = `/etc/systemd/system/${unit}`;
+  const link = `/etc/systemd/system/${WANTED_BY}.wants/${unit}`;
+  if (!(await isMaskLink(host, file)) || !(await host.lstat(link))?.isSymbolicLink())
+    return undefined;
+  return (await host.readLink(link)) === file ? link : undefined;
 }
 
 export const serviceDriver: Driver<'service', ServiceActual> = {
@@ -37,9 +53,10 @@ export const serviceDriver: Driver<'service', ServiceActual> = {
       active: await isActive(host, r.unit),
       canStart: await canStartUnits(host),
       startedWith: typeof recorded === 'string' ? recorded : undefined,
+      maskedWantsLink: await maskedWantsLink(host, r.unit),
     };
   },
-  exists: (a) => a.enabled || a.active,
+  exists: (a) => a.enabled || a.active || a.maskedWantsLink !== undefined,
   diff(r, a, planned) {
     if (!a.canStart)
       return a.enabled
@@ -75,6 +92,7 @@ export const serviceDriver: Driver<'service', ServiceActual> = {
     // Disabling an already stopped or disabled unit is fine; a missing manager (--root) too.
     await systemctl(host, ['disable', ...(a.canStart ? ['--now'] : []), r.unit]);
     if (a.canStart) await systemctl(host, ['reset-failed', r.unit]);
+    if (a.maskedWantsLink !== undefined) await host.unlinkFile(a.maskedWantsLink);
     return { outcome: 'removed', detail: `${r.unit} stopped and disabled` };
   },
 };

@@ -1,6 +1,12 @@
 // The service's unit file (HOST-03), root-owned 0644, compared by SHA-256 with what the
 // installer writes. Removal leaves systemd holding nothing of it (DECL-04).
-import { canStartUnits, mustSystemctl, needsDaemonReload, systemctl } from '../../host/systemd.ts';
+import {
+  canStartUnits,
+  isMaskLink,
+  mustSystemctl,
+  needsDaemonReload,
+  systemctl,
+} from '../../host/systemd.ts';
 import { refuse } from '../../core/step.ts';
 import { oacError } from '../../messages.ts';
 import type { Driver } from '../driver.ts';
@@ -21,26 +27,38 @@ export interface UnitActual {
   /** REL-01: masked by the operator (`systemctl mask`: a link to /dev/null where the unit file
    *  goes). Never written over: that would undo the operator's "never start this". */
   masked?: boolean;
+  /** `systemctl mask --runtime`: the link in /run/systemd/system, which wins over the unit file
+   *  until the next boot (the unit could be written, but never started). */
+  maskedAtRuntime?: boolean;
 }
+
+/** Where `systemctl mask --runtime` puts its link to /dev/null. */
+const runtimePath = (unit: string) => `/run/systemd/system/${unit}`;
 
 export const unitDriver: Driver<'unit', UnitActual> = {
   async probe(r, { host }) {
+    const maskedAtRuntime = await isMaskLink(host, runtimePath(r.unit));
     const raw = await host.readNoFollow(r.path).catch(() => undefined);
     if (raw === undefined) {
       const found = await host.lstat(r.path);
-      const masked =
-        found?.isSymbolicLink() === true && (await host.readLink(r.path)) === '/dev/null';
-      return { exists: found !== undefined, directory: found?.isDirectory() === true, masked };
+      const masked = await isMaskLink(host, r.path);
+      const directory = found?.isDirectory() === true;
+      return { exists: found !== undefined, directory, masked, maskedAtRuntime };
     }
     const stale = await needsDaemonReload(host, r.unit);
     const st = await host.lstat(r.path);
     const rootOnly = st !== undefined && st.uid === 0 && (st.mode & 0o7777) === 0o644;
-    return { exists: true, sha256: sha256(raw), text: raw.toString('utf8'), stale, rootOnly };
+    const text = raw.toString('utf8');
+    return { exists: true, sha256: sha256(raw), text, stale, rootOnly, maskedAtRuntime };
   },
   exists: (a) => a.exists,
   diff(r, a) {
     if (a.directory === true) return refuse(oacError('not_a_file', { path: r.path }));
     if (a.masked === true) return refuse(oacError('unit_masked', { unit: r.unit, path: r.path }));
+    if (a.maskedAtRuntime === true) {
+      const path = runtimePath(r.unit);
+      return refuse(oacError('unit_masked_runtime', { unit: r.unit, path }));
+    }
     if (!a.exists)
       return { kind: 'create', detail: `write ${r.path}`, why: 'the unit file is gone' };
     if (r.sha256 !== undefined && a.sha256 !== r.sha256)
@@ -69,8 +87,12 @@ export const unitDriver: Driver<'unit', UnitActual> = {
     if (await canStartUnits(host)) await mustSystemctl(host, ['daemon-reload']);
     return { outcome: action.kind === 'create' ? 'created' : 'updated', detail: r.path };
   },
+  // The operator's mask is theirs: uninstall leaves it (and says so) rather than delete it.
+  replacedBy: (_r, a) =>
+    a.masked === true ? 'masked by the operator: a link to /dev/null, not the unit' : undefined,
   async remove(r, a, { host }) {
     if (a.directory === true) return directoryKept(r.path);
+    if (a.masked === true) return { outcome: 'kept', detail: `${r.path} (masked by the operator)` };
     await host.unlinkFile(r.path);
     if (await canStartUnits(host)) {
       await mustSystemctl(host, ['daemon-reload']);

@@ -1,0 +1,57 @@
+// REL-01 UNI-03 at the host tier: an operator who masked the node's unit (`systemctl mask`, a link
+// to /dev/null in the unit file's place) after the install said "never start this"; uninstall
+// removes everything else of the installation but leaves that link, and says so; a rerun changes
+// nothing. Root's half installed by the real drivers on a scratch --root tree
+// (test/helpers/root-half.ts), the built executable's uninstall run against it. The refusals of
+// an install over a mask (in /etc, or until the next boot in /run) are in refusals.test.ts.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, test } from 'node:test';
+import { requireExecutable } from '../helpers/executable.ts';
+import { ID, installRootHalf, names, programFor } from '../helpers/root-half.ts';
+import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
+
+/** useradd's backups and lock, and the installer's lock: no resource of ours. */
+const NOT_OURS = /^etc\/([a-z]+-|\.pwd\.lock)$|^run\/oac-node(\/installer\.lock)?$/;
+
+let root: string;
+let pristine: Record<string, string>;
+
+beforeEach(async () => {
+  root = makeScratchRoot();
+  pristine = treeOf(root, NOT_OURS);
+  await installRootHalf(root, programFor(root));
+});
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(`${root}-program`, { force: true });
+});
+
+function uninstall() {
+  const exe = requireExecutable();
+  const args = ['uninstall', '--installation-id', ID, '--force', '--root', root];
+  return spawnSync(exe, args, { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } });
+}
+
+test("REL-01 UNI-03 uninstall leaves the operator's mask of the unit (a link to /dev/null) and says so; the rest is removed, and a rerun changes nothing", () => {
+  const unit = join(root, names.unitPath);
+  rmSync(unit);
+  symlinkSync('/dev/null', unit); // what `systemctl mask` leaves
+  const removed = uninstall();
+  assert.equal(removed.status, 0, `${removed.stdout}${removed.stderr}`);
+  assert.match(
+    removed.stdout,
+    /^ {2}kept +\S+\.service \(masked by the operator: a link to \/dev\/null, not the unit\)$/m,
+  );
+  assert.equal(readlinkSync(unit), '/dev/null', 'the mask is still there');
+  const mask = names.unitPath.slice(1);
+  const left = treeOf(root, NOT_OURS);
+  const expected = { ...pristine, [mask]: left[mask] ?? 'missing' };
+  assert.deepEqual(left, expected, 'everything else is as before the install');
+
+  const again = uninstall();
+  assert.equal(again.status, 0, `${again.stdout}${again.stderr}`);
+  assert.deepEqual(treeOf(root, NOT_OURS), left, 'the rerun changed nothing');
+});
