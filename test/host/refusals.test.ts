@@ -490,9 +490,21 @@ test("HOST-08 DECL-01 issue #23: on a new host the node account's part is planne
   mkdirSync(state, { recursive: true });
   writeFileSync(join(state, 'files'), 'not a directory');
   writeFileSync(join(root, 'usr/local/sbin/oac-node'), '#!/bin/sh\necho mine\n', { mode: 0o755 });
+  const r = await refusedNewInstall(/^oac-node: 2 problems stop this run; nothing was changed$/m);
+  assert.match(
+    r.stderr,
+    /\/usr\/local\/sbin\/oac-node is there, and oac-node's installer did not write it/,
+  );
+  assert.match(r.stderr, /\/files exists and is not a directory/);
+});
+
+/** The line's install on the scratch tree, Docker answering (a private daemon), refused with
+ *  `expected` and exit 1, the tree unchanged: a refusal of the plan, past every preflight. */
+async function refusedNewInstall(expected: RegExp): Promise<Ran> {
+  let ran: Ran | undefined;
   await withDockerd('true', undefined, async (d) => {
-    const r = await refused(
-      /^oac-node: 2 problems stop this run; nothing was changed$/m,
+    ran = await refused(
+      expected,
       async () =>
         runExe(install(core.core_url, CORE_ID), {
           stdin: `${await issueToken(core)}\n`,
@@ -501,13 +513,9 @@ test("HOST-08 DECL-01 issue #23: on a new host the node account's part is planne
       1,
       { tree: d.view(root) },
     );
-    assert.match(
-      r.stderr,
-      /\/usr\/local\/sbin\/oac-node is there, and oac-node's installer did not write it/,
-    );
-    assert.match(r.stderr, /\/files exists and is not a directory/);
   });
-});
+  return ran as Ran;
+}
 
 for (const [where, dir, expected] of [
   ['masked (systemctl mask)', 'etc/systemd/system', 'is masked \\('],
@@ -521,25 +529,15 @@ for (const [where, dir, expected] of [
     const unit = layout(CORE_ID).unitName;
     mkdirSync(join(root, dir), { recursive: true });
     symlinkSync('/dev/null', join(root, dir, unit));
-    await withDockerd('true', undefined, async (d) => {
-      const r = await refused(
-        new RegExp(`^oac-node: ${unit.replaceAll('.', '\\.')} ${expected}/${dir}/`, 'm'),
-        async () =>
-          runExe(install(core.core_url, CORE_ID), {
-            stdin: `${await issueToken(core)}\n`,
-            prefix: d.enter([]),
-          }),
-        1,
-        { tree: d.view(root) },
-      );
-      assert.match(
-        r.stderr,
-        // Run as root, not through sudo: the hint's command has no sudo in front.
-        new RegExp(
-          `hint: .* run systemctl unmask ${dir.startsWith('run') ? '--runtime ' : ''}${unit},`,
-        ),
-      );
-    });
+    const line = new RegExp(`^oac-node: ${unit.replaceAll('.', '\\.')} ${expected}/${dir}/`, 'm');
+    const r = await refusedNewInstall(line);
+    assert.match(
+      r.stderr,
+      // Run as root, not through sudo: the hint's command has no sudo in front.
+      new RegExp(
+        `hint: .* run systemctl unmask ${dir.startsWith('run') ? '--runtime ' : ''}${unit},`,
+      ),
+    );
   });
 
 test('UPG-01 an older installer on a host whose record names a newer program is refused in one line before anything is read or changed; --allow-downgrade goes past that check', async () => {
