@@ -529,13 +529,14 @@ for (const [where, dir, expected] of [
     const unit = layout(CORE_ID).unitName;
     mkdirSync(join(root, dir), { recursive: true });
     symlinkSync('/dev/null', join(root, dir, unit));
-    const line = new RegExp(`^oac-node: ${unit.replaceAll('.', '\\.')} ${expected}/${dir}/`, 'm');
+    const escaped = unit.replaceAll('.', '\\.');
+    const line = new RegExp(`^oac-node: ${escaped} ${expected}/${dir}/`, 'm');
     const r = await refusedNewInstall(line);
     assert.match(
       r.stderr,
       // Run as root, not through sudo: the hint's command has no sudo in front.
       new RegExp(
-        `hint: .* run systemctl unmask ${dir.startsWith('run') ? '--runtime ' : ''}${unit},`,
+        `hint: .* run systemctl unmask ${dir.startsWith('run') ? '--runtime ' : ''}${escaped},`,
       ),
     );
   });

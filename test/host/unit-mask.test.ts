@@ -3,14 +3,17 @@
 // removes everything else of the installation but leaves that link, and says so; a rerun changes
 // nothing. Root's half installed by the real drivers on a scratch --root tree
 // (test/helpers/root-half.ts), the built executable's uninstall run against it. The refusals of
-// an install over a mask (in /etc, or until the next boot in /run) are in refusals.test.ts.
+// an install over a mask (in /etc, or until the next boot in /run) are in refusals.test.ts; a
+// runtime mask once the unit is installed masks nothing, and is left alone (below).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { requireExecutable } from '../helpers/executable.ts';
-import { ID, installRootHalf, names, programFor } from '../helpers/root-half.ts';
+import { ID, installRootHalf, names, programFor, rootHalf } from '../helpers/root-half.ts';
+import { Host } from '../../src/host/host.ts';
+import { unitDriver } from '../../src/resources/drivers/unit.ts';
 import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
 
 /** useradd's backups and lock, and the installer's lock: no resource of ours. */
@@ -38,7 +41,9 @@ function uninstall() {
 test("REL-01 UNI-03 uninstall leaves the operator's mask of the unit (a link to /dev/null) and says so; the rest is removed, and a rerun changes nothing", () => {
   const unit = join(root, names.unitPath);
   rmSync(unit);
-  symlinkSync('/dev/null', unit); // what `systemctl mask` leaves
+  // What an operator gets by removing the unit file and then `systemctl mask` (which refuses
+  // while a real file is there): a link to /dev/null, the enable link left pointing at it.
+  symlinkSync('/dev/null', unit);
   const removed = uninstall();
   assert.equal(removed.status, 0, `${removed.stdout}${removed.stderr}`);
   assert.match(
@@ -46,6 +51,10 @@ test("REL-01 UNI-03 uninstall leaves the operator's mask of the unit (a link to 
     /^ {2}kept +\S+\.service \(masked by the operator: a link to \/dev\/null, not the unit\)$/m,
   );
   assert.equal(readlinkSync(unit), '/dev/null', 'the mask is still there');
+  assert.match(
+    removed.stdout,
+    /^ {2}removed +\S+\.service stopped, its enable link removed \(masked\)$/m,
+  );
   const mask = names.unitPath.slice(1);
   const left = treeOf(root, NOT_OURS);
   const expected = { ...pristine, [mask]: left[mask] ?? 'missing' };
@@ -54,4 +63,16 @@ test("REL-01 UNI-03 uninstall leaves the operator's mask of the unit (a link to 
   const again = uninstall();
   assert.equal(again.status, 0, `${again.stdout}${again.stderr}`);
   assert.deepEqual(treeOf(root, NOT_OURS), left, 'the rerun changed nothing');
+});
+
+test("REL-01 a runtime mask of an installed node's unit masks nothing (systemd reads /etc/systemd/system first), so the unit's plan stays unchanged, not refused", async () => {
+  const runtime = join(root, 'run/systemd/system');
+  mkdirSync(runtime, { recursive: true });
+  symlinkSync('/dev/null', join(runtime, names.unitName));
+  const unit = rootHalf(programFor(root)).find((r) => r.kind === 'unit');
+  assert.ok(unit?.kind === 'unit');
+  const ctx = { host: new Host(root), layout: names, emit: () => undefined };
+  const actual = await unitDriver.probe(unit, ctx);
+  assert.equal(actual.maskedAtRuntime, true, 'the runtime mask is seen');
+  assert.equal(unitDriver.diff(unit, actual, new Map()).kind, 'unchanged');
 });

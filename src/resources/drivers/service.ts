@@ -92,8 +92,10 @@ export const serviceDriver: Driver<'service', ServiceActual> = {
     // Disabling an already stopped or disabled unit is fine; a missing manager (--root) too.
     await systemctl(host, ['disable', ...(a.canStart ? ['--now'] : []), r.unit]);
     if (a.canStart) await systemctl(host, ['reset-failed', r.unit]);
-    if (a.maskedWantsLink !== undefined) await host.unlinkFile(a.maskedWantsLink);
-    return { outcome: 'removed', detail: `${r.unit} stopped and disabled` };
+    if (a.maskedWantsLink === undefined)
+      return { outcome: 'removed', detail: `${r.unit} stopped and disabled` };
+    await host.unlinkFile(a.maskedWantsLink);
+    return { outcome: 'removed', detail: `${r.unit} stopped, its enable link removed (masked)` };
   },
 };
 

@@ -27,8 +27,10 @@ export interface UnitActual {
   /** REL-01: masked by the operator (`systemctl mask`: a link to /dev/null where the unit file
    *  goes). Never written over: that would undo the operator's "never start this". */
   masked?: boolean;
-  /** `systemctl mask --runtime`: the link in /run/systemd/system, which wins over the unit file
-   *  until the next boot (the unit could be written, but never started). */
+  /** `systemctl mask --runtime`: the link in /run/systemd/system. systemd reads /etc/systemd/system
+   *  first, so it masks only a unit with no file there: on a new host, writing the unit would
+   *  quietly undo the operator's mask (refused); once the unit file is there, it masks nothing
+   *  (measured on Debian 12's systemd: loaded from /etc, started), and is left alone. */
   maskedAtRuntime?: boolean;
 }
 
@@ -55,7 +57,7 @@ export const unitDriver: Driver<'unit', UnitActual> = {
   diff(r, a) {
     if (a.directory === true) return refuse(oacError('not_a_file', { path: r.path }));
     if (a.masked === true) return refuse(oacError('unit_masked', { unit: r.unit, path: r.path }));
-    if (a.maskedAtRuntime === true) {
+    if (a.maskedAtRuntime === true && !a.exists) {
       const path = runtimePath(r.unit);
       return refuse(oacError('unit_masked_runtime', { unit: r.unit, path }));
     }
@@ -92,7 +94,6 @@ export const unitDriver: Driver<'unit', UnitActual> = {
     a.masked === true ? 'masked by the operator: a link to /dev/null, not the unit' : undefined,
   async remove(r, a, { host }) {
     if (a.directory === true) return directoryKept(r.path);
-    if (a.masked === true) return { outcome: 'kept', detail: `${r.path} (masked by the operator)` };
     await host.unlinkFile(r.path);
     if (await canStartUnits(host)) {
       await mustSystemctl(host, ['daemon-reload']);
