@@ -192,12 +192,21 @@ function judge(r: Resource, ownership: JournalResource['ownership'], action: Act
     };
   // What a rerun would refuse (a foreign account, a file where a directory belongs): drift the
   // operator resolves, named by the refusal's own line.
-  if (action.kind === 'refuse') return { state: 'drifted', detail: action.detail };
+  if (action.kind === 'refuse') return { state: 'drifted', detail: withHints(action) };
+  // A service left alone for its unit's sake (masked): the unit's line says what to do.
+  if (r.kind === 'service' && action.kind === 'skip')
+    return { state: 'drifted', detail: action.why ?? action.detail };
   if (!changes(action) && action.why === undefined) return { state: 'present' };
   const why = action.why ?? action.detail;
   if (r.kind === 'service' && action.kind === 'create')
     return { state: 'drifted', detail: `${why}: see sudo journalctl -u ${r.unit}, or ${RERUN}` };
   return { state: action.kind === 'create' ? 'missing' : 'drifted', detail: `${why}: ${RERUN}` };
+}
+
+/** A refusal's line and what the operator does about it (its hint), as a rerun would say them. */
+function withHints(action: Action): string {
+  const hints = (action.refusals ?? []).flatMap((r) => (r.hint === undefined ? [] : [r.hint]));
+  return [action.detail, ...hints].join('. ');
 }
 
 async function askCore(

@@ -76,3 +76,25 @@ test("REL-01 a runtime mask of an installed node's unit masks nothing (systemd r
   assert.equal(actual.maskedAtRuntime, true, 'the runtime mask is seen');
   assert.equal(unitDriver.diff(unit, actual, new Map()).kind, 'unchanged');
 });
+
+test("REL-01 status of a node whose unit the operator masked: the unit's problem says how to unmask it, the service's says it stays off for that, and neither sends the operator to a rerun (it would be refused)", () => {
+  const unit = join(root, names.unitPath);
+  rmSync(unit);
+  symlinkSync('/dev/null', unit);
+  const exe = requireExecutable();
+  const args = ['status', '--installation-id', ID, '--root', root];
+  const r = spawnSync(exe, args, {
+    encoding: 'utf8',
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+  });
+  assert.equal(r.status, 2, `drift: ${r.stdout}${r.stderr}`);
+  const problems = r.stdout.split('\n').filter((l) => l.startsWith('  - '));
+  const of = (kind: string) => problems.find((l) => l.startsWith(`  - ${kind} `)) ?? '';
+  assert.match(
+    of('unit'),
+    /is masked \(.*links to \/dev\/null\).* run systemctl unmask \S+\.service, then/,
+  );
+  assert.match(of('service'), /stays off: its unit is masked by the operator/);
+  for (const line of [of('unit'), of('service')])
+    assert.doesNotMatch(line, /rerun the install command/);
+});

@@ -27,6 +27,9 @@ export interface ServiceActual {
   canStart: boolean;
   /** The digest recorded when the service last (re)started; undefined: never recorded. */
   startedWith: string | undefined;
+  /** The unit file is a mask (a link to /dev/null): the service is the operator's to leave off,
+   *  and the unit's own step says so (and refuses a rerun). */
+  unitMasked?: boolean;
   /** The unit masked (by the operator, after the install) and still enabled: the installer's
    *  `enable` link, which systemd's `disable` ignores for a masked unit, removed by uninstall. */
   maskedWantsLink?: string;
@@ -53,11 +56,18 @@ export const serviceDriver: Driver<'service', ServiceActual> = {
       active: await isActive(host, r.unit),
       canStart: await canStartUnits(host),
       startedWith: typeof recorded === 'string' ? recorded : undefined,
+      unitMasked: await isMaskLink(host, `/etc/systemd/system/${r.unit}`),
       maskedWantsLink: await maskedWantsLink(host, r.unit),
     };
   },
   exists: (a) => a.enabled || a.active || a.maskedWantsLink !== undefined,
   diff(r, a, planned) {
+    if (a.unitMasked === true)
+      return {
+        kind: 'skip',
+        detail: `${r.unit}: its unit is masked`,
+        why: `${r.unit} stays off: its unit is masked by the operator (the unit's line says how to unmask it)`,
+      };
     if (!a.canStart)
       return a.enabled
         ? { kind: 'unchanged', detail: `${r.unit} enabled (not started: no running systemd here)` }
