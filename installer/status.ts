@@ -193,9 +193,10 @@ function judge(r: Resource, ownership: JournalResource['ownership'], action: Act
   // What a rerun would refuse (a foreign account, a file where a directory belongs): drift the
   // operator resolves, named by the refusal's own line.
   if (action.kind === 'refuse') return { state: 'drifted', detail: withHints(action) };
-  // A service left alone for its unit's sake (masked): the unit's line says what to do.
-  if (r.kind === 'service' && action.kind === 'skip')
-    return { state: 'drifted', detail: action.why ?? action.detail };
+  // A step left alone for a reason a rerun does not change (a service whose unit is masked,
+  // a network Docker cannot be asked about): the reason, with no rerun to send the operator to.
+  if (action.kind === 'skip' && action.why !== undefined)
+    return { state: 'drifted', detail: action.why };
   if (!changes(action) && action.why === undefined) return { state: 'present' };
   const why = action.why ?? action.detail;
   if (r.kind === 'service' && action.kind === 'create')

@@ -52,6 +52,8 @@ export const PROGRAM_ROOT = '/usr/local/lib/oac-node';
 /** `oac-node` on PATH (issue #25 item 2): the command the hints and the guide name, shared by
  *  the host's installations (it runs the newest of their programs, src/resources/path-command.ts). */
 export const PATH_COMMAND = '/usr/local/sbin/oac-node';
+/** The target the unit is enabled for (its [Install] WantedBy=). */
+export const WANTED_BY = 'multi-user.target';
 /** microsandbox keeps images and sandboxes here (HOST-04), shared by the host's installations. */
 export const STORE_DIR = `${NODE_HOME}/.oac/m`;
 
@@ -110,6 +112,10 @@ export interface Layout {
   id: InstallationId;
   unitName: string;
   unitPath: string;
+  /** The link `systemctl enable` makes for the unit. */
+  enableLink: string;
+  /** Where `systemctl mask --runtime` masks the unit (a link to /dev/null), until the next boot. */
+  runtimeUnitPath: string;
   envFile: string;
   journal: string;
   programDir: string;
@@ -132,6 +138,8 @@ export function layout(id: InstallationId): Layout {
     id,
     unitName,
     unitPath: `/etc/systemd/system/${unitName}`,
+    enableLink: `/etc/systemd/system/${WANTED_BY}.wants/${unitName}`,
+    runtimeUnitPath: `/run/systemd/system/${unitName}`,
     envFile: `${JOURNAL_DIR}/${id}.env`,
     journal: `${JOURNAL_DIR}/${id}.json`,
     programDir: `${PROGRAM_ROOT}/${id}`,

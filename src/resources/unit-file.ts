@@ -2,7 +2,7 @@
 // unreachable, stops for good on 78, proxy settings only through the root-only env file
 // (HOST-06; its format: records/env-file.ts), and the sandboxing the node can live with (SEC-08,
 // ./unit-sandbox.ts). Pure: part of the desired state.
-import { NODE_HOME, NODE_USER, type Layout } from '../layout.ts';
+import { NODE_HOME, NODE_USER, WANTED_BY, type Layout } from '../layout.ts';
 import { sandboxLines } from './unit-sandbox.ts';
 
 export interface UnitInput {
@@ -40,9 +40,6 @@ export function renderUnit({ layout, coreUrl, provider, checkpointRoot }: UnitIn
     '',
   ].join('\n');
 }
-
-/** Where `systemctl enable` links the unit: `/etc/systemd/system/<WANTED_BY>.wants/<unit>`. */
-export const WANTED_BY = 'multi-user.target';
 
 /** Whether a unit file runs this installation's program: the proof, without a record, that
  *  the unit is ours (uninstall of a host whose journal is gone). */

@@ -73,7 +73,7 @@ test("REL-01 a runtime mask of an installed node's unit masks nothing (systemd r
   assert.ok(unit?.kind === 'unit');
   const ctx = { host: new Host(root), layout: names, emit: () => undefined };
   const actual = await unitDriver.probe(unit, ctx);
-  assert.equal(actual.maskedAtRuntime, true, 'the runtime mask is seen');
+  assert.equal(actual.maskedAtRuntime, join('/', 'run/systemd/system', names.unitName), 'seen');
   assert.equal(unitDriver.diff(unit, actual, new Map()).kind, 'unchanged');
 });
 

@@ -13,7 +13,7 @@ import {
 } from '../../host/systemd.ts';
 import type { Driver } from '../driver.ts';
 import type { Host } from '../../host/host.ts';
-import { WANTED_BY } from '../unit-file.ts';
+import type { Layout } from '../../layout.ts';
 import type { ServiceResource } from '../resources.ts';
 import { changes, type Action } from '../../core/step.ts';
 
@@ -35,18 +35,21 @@ export interface ServiceActual {
   maskedWantsLink?: string;
 }
 
-/** The link `systemctl enable` made for the unit, if the unit is masked (its file a link to
- *  /dev/null) and the link still points at the unit's file. */
-async function maskedWantsLink(host: Host, unit: string): Promise<string | undefined> {
-  const file = `/etc/systemd/system/${unit}`;
-  const link = `/etc/systemd/system/${WANTED_BY}.wants/${unit}`;
-  if (!(await isMaskLink(host, file)) || !(await host.lstat(link))?.isSymbolicLink())
-    return undefined;
-  return (await host.readLink(link)) === file ? link : undefined;
+/** The unit's mask, and then the link `systemctl enable` made for it if that still points at the
+ *  unit's file. */
+async function probeMask(
+  host: Host,
+  { unitPath, enableLink }: Layout,
+): Promise<Pick<ServiceActual, 'unitMasked' | 'maskedWantsLink'>> {
+  if (!(await isMaskLink(host, unitPath))) return { unitMasked: false };
+  const ours =
+    (await host.lstat(enableLink))?.isSymbolicLink() === true &&
+    (await host.readLink(enableLink)) === unitPath;
+  return { unitMasked: true, ...(ours ? { maskedWantsLink: enableLink } : {}) };
 }
 
 export const serviceDriver: Driver<'service', ServiceActual> = {
-  async probe(r, { host, journal }) {
+  async probe(r, { host, journal, layout }) {
     const recorded = journal?.get(r.key)?.props.inputs;
     // Two calls, not one `systemctl show`: its UnitFileState is what PID 1 cached at its last
     // reload, so a wants-link removed by hand would still read as enabled; is-enabled reads
@@ -56,8 +59,7 @@ export const serviceDriver: Driver<'service', ServiceActual> = {
       active: await isActive(host, r.unit),
       canStart: await canStartUnits(host),
       startedWith: typeof recorded === 'string' ? recorded : undefined,
-      unitMasked: await isMaskLink(host, `/etc/systemd/system/${r.unit}`),
-      maskedWantsLink: await maskedWantsLink(host, r.unit),
+      ...(await probeMask(host, layout)),
     };
   },
   exists: (a) => a.enabled || a.active || a.maskedWantsLink !== undefined,

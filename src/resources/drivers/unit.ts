@@ -30,16 +30,15 @@ export interface UnitActual {
   /** `systemctl mask --runtime`: the link in /run/systemd/system. systemd reads /etc/systemd/system
    *  first, so it masks only a unit with no file there: on a new host, writing the unit would
    *  quietly undo the operator's mask (refused); once the unit file is there, it masks nothing
-   *  (measured on Debian 12's systemd: loaded from /etc, started), and is left alone. */
-  maskedAtRuntime?: boolean;
+   *  (measured on Debian 12's systemd: loaded from /etc, started), and is left alone. The mask's
+   *  path when there is one. */
+  maskedAtRuntime?: string;
 }
 
-/** Where `systemctl mask --runtime` puts its link to /dev/null. */
-const runtimePath = (unit: string) => `/run/systemd/system/${unit}`;
-
 export const unitDriver: Driver<'unit', UnitActual> = {
-  async probe(r, { host }) {
-    const maskedAtRuntime = await isMaskLink(host, runtimePath(r.unit));
+  async probe(r, { host, layout }) {
+    const runtime = layout.runtimeUnitPath;
+    const maskedAtRuntime = (await isMaskLink(host, runtime)) ? runtime : undefined;
     const raw = await host.readNoFollow(r.path).catch(() => undefined);
     if (raw === undefined) {
       const found = await host.lstat(r.path);
@@ -57,8 +56,8 @@ export const unitDriver: Driver<'unit', UnitActual> = {
   diff(r, a) {
     if (a.directory === true) return refuse(oacError('not_a_file', { path: r.path }));
     if (a.masked === true) return refuse(oacError('unit_masked', { unit: r.unit, path: r.path }));
-    if (a.maskedAtRuntime === true && !a.exists) {
-      const path = runtimePath(r.unit);
+    if (a.maskedAtRuntime !== undefined && !a.exists) {
+      const path = a.maskedAtRuntime;
       return refuse(oacError('unit_masked_runtime', { unit: r.unit, path }));
     }
     if (!a.exists)

@@ -115,7 +115,11 @@ async function untilReady(core: CoreInHost): Promise<CoreNode> {
 /** What the frozen install is made of besides dist/ (the release's key): the sources of the
  *  line as Core renders it, of the Core and of these helpers (the program's own too, for a dist/
  *  not rebuilt after a change), and the rootfs. A change to any makes a new one. */
+const keys = new Map<string, string>();
+
 function installKey(rootfs: string): string {
+  const known = keys.get(rootfs);
+  if (known !== undefined) return known; // hashed once a test process: its sources are fixed
   const hash = createHash('sha256').update(`${FORMAT}\0${rootfs}\0`);
   for (const top of [
     'src',
@@ -131,7 +135,9 @@ function installKey(rootfs: string): string {
       if (statSync(path).isFile()) hash.update(`${top}/${name}\0`).update(readFileSync(path));
     }
   }
-  return hash.digest('hex').slice(0, 16);
+  const key = hash.digest('hex').slice(0, 16);
+  keys.set(rootfs, key);
+  return key;
 }
 
 /** A failed build is not tried again by every installed host of the same test file. */
