@@ -1,7 +1,8 @@
 // What one point of the e2e crash matrix costs (issue #28): the phases of each point of
 // test/e2e/helpers/crash-host.ts, timed one by one on the e2e host (real systemd and Docker)
 // with its Core. Prints medians of a few rounds (default 3); a figure, never a test:
-// `npx tsx bench/crash-point.ts [ROUNDS]`, with dist/oac-node built.
+// `npx tsx bench/crash-point.ts [ROUNDS]`, with dist/oac-node and its test build
+// (dist/test-hooks, scripts/test.sh) built.
 import { removeNodesInCore } from '../test/e2e/harness/core-nodes.ts';
 import { bootWithCore } from '../test/e2e/harness/core-pair.ts';
 import { installByLine, issueToken } from '../test/e2e/harness/enroll.ts';
@@ -9,7 +10,7 @@ import { testRelease } from '../test/e2e/helpers/release.ts';
 import { partTimer } from './figures.ts';
 
 const rounds = Number(process.argv[2] ?? 3);
-const release = testRelease();
+const release = testRelease({ testHooks: true });
 const pair = await bootWithCore(async () => ['--release-dir', await release.dir()]);
 const { timed, print } = partTimer();
 try {

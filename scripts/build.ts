@@ -3,7 +3,9 @@
 // the base is this machine's own Node binary (recipes/single-executable.md).
 // `npm run build -- --version V --out DIR`: the same program stamped with another version, in
 // DIR (UPG-01: the tests' second release; a release builder's own version). `--fault F`: a
-// deliberately broken test release (UPG-02, src/built-fault.ts).
+// deliberately broken test release (UPG-02, src/built-fault.ts). `--test-hooks`: a test build
+// that reads the crash matrix's OAC_NODE_TEST_* hooks (src/host/journal-points.ts); a release
+// build reads none, and holds neither the names nor the code (issue #37).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +23,12 @@ function usage(line: string): never {
 }
 
 const { values: args } = parseArgs({
-  options: { version: { type: 'string' }, out: { type: 'string' }, fault: { type: 'string' } },
+  options: {
+    version: { type: 'string' },
+    out: { type: 'string' },
+    fault: { type: 'string' },
+    'test-hooks': { type: 'boolean' },
+  },
 });
 // UPG-02: a deliberately broken test release (src/built-fault.ts); none by default.
 const fault = args.fault;
@@ -34,10 +41,11 @@ const packageVersion = (
 const version = args.version ?? packageVersion;
 if (!/^\d{1,6}\.\d{1,6}\.\d{1,6}(-[0-9A-Za-z.-]{1,40})?$/.test(version))
   usage(`--version must be a version such as 0.2.0 or 0.2.0-rc.1: ${version}`);
+const testHooks = args['test-hooks'] === true;
 const dist = resolve(args.out ?? join(root, 'dist'));
-// A broken build never lands where the release and the tests take the real one from.
-if (fault !== undefined && dist === join(root, 'dist'))
-  usage('--fault needs --out with another directory than dist/');
+// A broken or hooked build never lands where the release and the tests take the real one from.
+if ((fault !== undefined || testHooks) && dist === join(root, 'dist'))
+  usage('--fault and --test-hooks need --out with another directory than dist/');
 const work = join(dist, '.build');
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
@@ -56,7 +64,9 @@ async function main(): Promise<void> {
   writeFileSync(gz, gzipSync(readFileSync(exe), { level: 9 }));
   writeFileSync(join(dist, 'SHA256SUMS'), `${sha256(exe)}  oac-node\n${sha256(gz)}  oac-node.gz\n`);
   rmSync(work, { recursive: true, force: true });
-  const broken = fault === undefined ? '' : `, broken on purpose: ${fault}`;
+  const broken =
+    (fault === undefined ? '' : `, broken on purpose: ${fault}`) +
+    (testHooks ? ', with the test hooks' : '');
   process.stdout.write(`built ${exe} and ${gz} (version ${version}${broken})\n`);
 }
 
@@ -102,6 +112,7 @@ async function bundleCli(outfile: string): Promise<void> {
       OAC_BUILT_HELP: JSON.stringify(stamped(topLevelHelp())),
       OAC_BUILT_VERSION: JSON.stringify(version),
       OAC_BUILT_FAULT: fault === undefined ? 'undefined' : JSON.stringify(fault),
+      OAC_BUILT_TEST_HOOKS: JSON.stringify(testHooks),
     },
     // useCodeCache crashes on a real dynamic import() (pitfall 2).
     supported: { 'dynamic-import': false },

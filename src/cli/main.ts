@@ -10,6 +10,7 @@ import { PROGRAM, VERSION } from '../version.ts';
 import type { CommandModule } from 'yargs';
 import { COMMAND_SUMMARIES } from './summaries.ts';
 import { COMMAND_TABLE } from './command-table.ts';
+import { checkTestHooks } from '../host/journal-points.ts';
 
 export interface CliIo {
   stderr: (text: string) => void;
@@ -47,6 +48,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   decideOperatorShell(args, process.env);
   decideColour(args, process.env);
   try {
+    checkTestHooks(); // a test build's hooks, refused before anything (none in a release)
     const normalised = normaliseArgs(args);
     // The first word that names a command, as yargs would find it after global options
     // (`--no-color install …`).

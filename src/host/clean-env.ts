@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { isSea } from 'node:sea';
 import { weakeningVariables } from './clean-env-names.ts';
+import { traceDescriptors } from './journal-points.ts';
 
 /** Set in the restarted process's environment: a process that sees it and still finds a
  *  weakening variable refuses to run (and never restarts again: no loop). Setting it by hand
@@ -29,7 +30,9 @@ export function restartWithoutWeakening(): Promise<number> {
   for (const name of weakeningVariables(process.env)) delete process.env[name];
   const env = { ...process.env, [RESTARTED_MARK]: '1' };
   const args = isSea() ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)];
-  const child = spawn(process.execPath, args, { env, stdio: 'inherit' });
+  // 0-2, and a test build's trace descriptor (src/host/journal-points.ts): nothing else.
+  const stdio = ['inherit', 'inherit', 'inherit', ...traceDescriptors()] as const;
+  const child = spawn(process.execPath, args, { env, stdio: [...stdio] });
   // Ctrl-C and Ctrl-\ reach the child from the terminal itself (one process group): this
   // process only waits. A signal sent to this PID alone is passed on.
   const ignore = () => undefined;

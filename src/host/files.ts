@@ -10,7 +10,6 @@ import {
   mkdir,
   open,
   readFile,
-  realpath,
   rename,
   rm,
   stat,
@@ -70,7 +69,13 @@ async function writeAtomicWith<T>(
     throw error;
   }
   await handle.close();
-  await rename(temp, path);
+  try {
+    await rename(temp, path);
+  } catch (error) {
+    // A directory in the way, a full or read-only file system: no temp file of root's is left.
+    await rm(temp, { force: true });
+    throw error;
+  }
   await syncDirectory(dirname(path));
   return result;
 }
@@ -236,55 +241,4 @@ export async function canWriteDirectory(dir: string): Promise<boolean> {
 /** Renames within one file system (atomic: a reader sees the old file or the new one). */
 export async function renameFile(from: string, to: string): Promise<void> {
   await rename(from, to);
-}
-
-/** A file only root may have written (a saved plan, DECL-05): a regular file, not through a
- *  final link, owned by root, writable by no one else, at most `maxBytes`; or why it is not. */
-/** The first directory on the way to `path` (its real path, every ancestor) that someone other
- *  than root could change: not root's, or writable by group or others without the sticky bit
- *  (in a sticky directory such as /tmp no one else can rename or remove root's file). Whoever
- *  can change a directory can swap what `path` names for another file between two reads
- *  (OpenSSH's StrictModes, sudo's sudoers checks). Undefined: every ancestor is root's alone. */
-export async function untrustedAncestor(path: string): Promise<string | undefined> {
-  let dir: string;
-  try {
-    dir = await realpath(dirname(path));
-  } catch {
-    return undefined; // no such directory: the open that follows says so
-  }
-  for (;;) {
-    const found = await lstat(dir);
-    const othersWrite = (found.mode & 0o022) !== 0 && (found.mode & 0o1000) === 0;
-    if (found.uid !== 0 || othersWrite) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
-export async function readRootOnlyFile(
-  path: string,
-  maxBytes: number,
-): Promise<{ bytes: Buffer } | { problem: string }> {
-  const exposed = await untrustedAncestor(path);
-  if (exposed !== undefined)
-    return { problem: `lies in ${exposed}, which someone other than root can change` };
-  let handle;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    if (isAbsent(error)) return { problem: 'does not exist' };
-    if (isCode(error, 'ELOOP')) return { problem: 'is a symbolic link' };
-    return { problem: `cannot be read (${(error as { code?: string }).code ?? 'error'})` };
-  }
-  try {
-    const found = await handle.stat();
-    if (!found.isFile()) return { problem: 'is not a regular file' };
-    if (found.uid !== 0 || (found.mode & 0o022) !== 0)
-      return { problem: "is not root's alone (owned by root, writable by no one else)" };
-    if (found.size > maxBytes) return { problem: 'is too large' };
-    return { bytes: await handle.readFile() };
-  } finally {
-    await handle.close();
-  }
 }

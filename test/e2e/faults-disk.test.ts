@@ -35,7 +35,7 @@ import { testRelease } from './helpers/release.ts';
  *  download, time enough to fill the disk while it runs (the run fails at once then). */
 const PADDING = 16 * 1024 * 1024;
 const DRIP = 16 * 1024 * 1024;
-const release = testRelease({ runtimePaddingBytes: PADDING, runtimeGzipLevel: 1 });
+const release = testRelease({ runtimePaddingBytes: PADDING, runtimeGzipLevel: 1, testHooks: true });
 const coreArgs = async () => ['--release-dir', await release.dir()];
 /** Room for the kept installer, the program (88 MB each), the Runtime archive and the boot. */
 const DISK = '600m';

@@ -8,6 +8,20 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const executablePath = `${repoRoot}dist/oac-node`;
 
+/** The test build (`npm run build -- --test-hooks --out dist/test-hooks`, scripts/test.sh): the
+ *  same program with the crash matrix's hooks (src/host/journal-points.ts), which the release
+ *  build lacks (issue #37). */
+export const testHooksExecutablePath = `${repoRoot}dist/test-hooks/oac-node`;
+
+export function requireTestHooksExecutable(): string {
+  if (!existsSync(testHooksExecutablePath)) {
+    throw new Error(
+      `dist/test-hooks/oac-node is missing: run 'npm run build -- --test-hooks --out dist/test-hooks' first`,
+    );
+  }
+  return testHooksExecutablePath;
+}
+
 export function requireExecutable(): string {
   if (!existsSync(executablePath)) {
     throw new Error(`dist/oac-node is missing: run 'npm run build' first`);

@@ -2,12 +2,22 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { requireExecutable, repoRoot } from '../helpers/executable.ts';
+import { requireExecutable, requireTestHooksExecutable, repoRoot } from '../helpers/executable.ts';
 import { VERSION } from '../../src/version.ts';
 import { assertJsonEvents } from '../helpers/json-contract.ts';
 
@@ -273,4 +283,53 @@ test("UPG-02 the built executable holds none of the test builds' deliberate faul
   const bytes = readFileSync(exe);
   assert.equal(bytes.indexOf('this test build'), -1, 'a fault of a test build is in dist/oac-node');
   assert.equal(execFileSync(exe, ['--version'], { encoding: 'utf8' }).trim(), VERSION);
+});
+
+test('SEC-12 issue #37 the release executable reads no test hook: neither their names nor their code are in it; the test build has them', () => {
+  // scripts/build.ts defines OAC_BUILT_TEST_HOOKS false for the release: esbuild folds every
+  // test of it and drops what it guards (src/host/journal-points.ts). The test build keeps it,
+  // which shows the search would find the names if they were there.
+  const name = 'OAC_NODE_TEST_';
+  assert.equal(readFileSync(exe).indexOf(name), -1, `${name} is in dist/oac-node`);
+  assert.notEqual(readFileSync(requireTestHooksExecutable()).indexOf(name), -1, 'the test build');
+  // A trace descriptor that names nothing inherited is no hook of the release: it runs as ever.
+  const env = { PATH: '/usr/bin:/bin', OAC_NODE_TEST_JOURNAL_TRACE_FD: '3' };
+  const released = spawnSync(exe, ['status', '--root', scratch], { env, encoding: 'utf8' });
+  assert.equal(released.status, 4, released.stderr);
+});
+
+test('SEC-12 issue #37 a test build refuses, in one line and before anything, a trace descriptor it did not inherit, also through the clean-environment restart', () => {
+  const testBuild = requireTestHooksExecutable();
+  const root = mkdtempSync(join(scratch, 'root-'));
+  const run = (fd: string, extra: Record<string, string>, stdio3: 'ignore' | number) =>
+    spawnSync(testBuild, ['uninstall', '--root', root, '--installation-id', 'inst-1'], {
+      env: { PATH: '/usr/bin:/bin', OAC_NODE_TEST_JOURNAL_TRACE_FD: fd, ...extra },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe', stdio3],
+    });
+  const restart = { NODE_EXTRA_CA_CERTS: '/dev/null' }; // SEC-07: started again without it
+  const trace = join(scratch, 'trace');
+  const cases: Array<[string, ReturnType<typeof run>, RegExp]> = [
+    ['no descriptor 3', run('3', {}, 'ignore'), /names a descriptor this command did not inherit/],
+    ['no 3 after the restart', run('3', restart, 'ignore'), /did not inherit/],
+    ['a number of its own', run('18', {}, 'ignore'), /takes only 3, not 18/],
+  ];
+  for (const [why, r, problem] of cases) {
+    assert.equal(r.status, 64, `${why}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1, `${why}: one line\n${r.stderr}`);
+    assert.match(r.stderr, /^oac-node: OAC_NODE_TEST_JOURNAL_TRACE_FD /, why);
+    assert.match(r.stderr, problem, why);
+    assert.deepEqual(readdirSync(root), [], `${why}: nothing made under --root`);
+  }
+  // Handed over for writing, it is written to, through the restart too (nothing to uninstall
+  // here, so no journal write: the command only has to get past the check).
+  const fd = openSync(trace, 'a', 0o600);
+  try {
+    for (const extra of [{}, restart]) {
+      const r = run('3', extra, fd);
+      assert.doesNotMatch(r.stderr, /OAC_NODE_TEST_JOURNAL_TRACE_FD/, r.stderr);
+    }
+  } finally {
+    closeSync(fd);
+  }
 });

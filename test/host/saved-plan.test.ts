@@ -8,12 +8,14 @@ import {
   chownSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { after, test } from 'node:test';
 import { readPlanFile, writePlanFile } from '../../src/installation/plan-file.ts';
 import { checkSavedPlan, planDigest, type SavedPlan } from '../../src/installation/saved-plan.ts';
@@ -101,6 +103,67 @@ test('DECL-05 SEC-02 a plan in a directory someone else can change is neither wr
   const path = join(sticky, 'node.plan');
   await writePlanFile(path, plan);
   assert.deepEqual(await readPlanFile(path), plan, 'a root-owned sticky directory, as /tmp');
+});
+
+/** Another account, as the audit's: a uid with no entry anywhere, through util-linux's setpriv. */
+const OTHER = 4242;
+const asOther = (argv: string[]) =>
+  execFileSync('setpriv', [`--reuid=${OTHER}`, `--regid=${OTHER}`, '--clear-groups', ...argv]);
+
+test('DECL-05 SEC-02 issue #37 a plan reached through a directory or a link of another user is neither read nor written, so a reviewed plan cannot be swapped', async () => {
+  // The audit's path: $W/alice is another user's, and so is the link $W/alice/plans -> reviewed.
+  // show-plan read the no-op plan there; the user pointed the link at kept/, holding another
+  // valid plan of root's under the same name, and apply read that one (only the link's target
+  // directory was checked, and the path was opened again after the check).
+  const w = mkdtempSync(join(tmpdir(), 'oac-plan-users-'));
+  after(() => rmSync(w, { recursive: true, force: true }));
+  chmodSync(w, 0o755); // the other user must reach its own directory
+  const other: SavedPlan = { ...plan, options: { ...plan.options, name: 'another-node' } };
+  const [alice, reviewed, kept] = ['alice', 'reviewed', 'kept'].map((name) => join(w, name));
+  for (const d of [alice, reviewed, kept]) mkdirSync(d as string, { mode: 0o700 });
+  chownSync(alice as string, OTHER, OTHER);
+  await writePlanFile(join(reviewed as string, 'node.plan'), plan);
+  await writePlanFile(join(kept as string, 'node.plan'), other);
+  asOther(['ln', '-s', reviewed as string, join(alice as string, 'plans')]);
+
+  const viaAlice = join(alice as string, 'plans', 'node.plan');
+  const aliceDir = new RegExp(`lies in ${alice}, which someone other than root can change`);
+  await assert.rejects(readPlanFile(viaAlice), refusedAs(aliceDir), 'show-plan and apply');
+  await assert.rejects(
+    writePlanFile(join(alice as string, 'plans', 'next.plan'), plan),
+    refusedAs(new RegExp(`would lie in ${alice}, which someone other than root can change`)),
+    '--plan-out',
+  );
+
+  // A link of another user's in root's own directory (chown -h, as a user could leave one
+  // where root later made the directory its own): refused for what it is, both ways.
+  const theirs = join(w, 'theirs');
+  symlinkSync(reviewed as string, theirs);
+  execFileSync('chown', ['-h', `${OTHER}:${OTHER}`, theirs]);
+  const theirLink = new RegExp(`is reached through the link ${theirs}, which someone other`);
+  await assert.rejects(readPlanFile(join(theirs, 'node.plan')), refusedAs(theirLink));
+  await assert.rejects(writePlanFile(join(theirs, 'next.plan'), plan), refusedAs(theirLink));
+  assert.deepEqual(readdirSync(reviewed as string), ['node.plan'], 'nothing written there');
+
+  // Root's own links are walked like the rest: relative, absolute, and `..` as the kernel reads it.
+  symlinkSync('reviewed', join(w, 'mine'));
+  assert.deepEqual(await readPlanFile(join(w, 'mine', 'node.plan')), plan);
+  symlinkSync(kept as string, join(w, 'mine-abs'));
+  assert.deepEqual(await readPlanFile(join(w, 'mine-abs', 'node.plan')), other);
+  const viaDots = join(w, 'mine').concat('/../kept/node.plan'); // mine/.. is $W, as the kernel says
+  assert.deepEqual(await readPlanFile(viaDots), other);
+  await writePlanFile(join(w, 'mine', 'next.plan'), plan);
+  assert.deepEqual(readdirSync(reviewed as string).sort(), ['next.plan', 'node.plan']);
+});
+
+test('SEC-02 issue #37 a plan written onto a directory is refused in one line and leaves no temp file', async () => {
+  const target = mkdtempSync(join(dir, 'in-the-way-'));
+  await assert.rejects(writePlanFile(target, plan), refusedAs(/cannot be written \(EISDIR\)/));
+  assert.deepEqual(
+    readdirSync(dir).filter((name) => name.endsWith('.tmp')),
+    [],
+    'the temp file beside it is removed',
+  );
 });
 
 test('DECL-05 apply compares part by part and names what moved; the same plan once applied is stale (exit 3)', () => {

@@ -75,7 +75,7 @@ export interface CrashHost {
 const TRACE = '/root/journal-trace';
 
 export function crashHost(): CrashHost {
-  const release = testRelease();
+  const release = testRelease({ testHooks: true });
   const pair = hostWithCore(async () => ['--release-dir', await release.dir()]);
   let uninstallLine: string[] = []; // env -u NODE_OPTIONS <installer> uninstall …
   let installArgs: string[] = [];

@@ -21,7 +21,12 @@ import { after } from 'node:test';
 
 const execFileAsync = promisify(execFile);
 import { buildRelease } from '../../../fixtures/release/build.ts';
-import { requireExecutable, repoRoot } from '../../helpers/executable.ts';
+import {
+  repoRoot,
+  requireExecutable,
+  requireTestHooksExecutable,
+  testHooksExecutablePath,
+} from '../../helpers/executable.ts';
 
 export interface ReleaseOptions {
   /** A second Runtime image layer of this many incompressible bytes (fixtures/release/build.ts),
@@ -29,13 +34,19 @@ export interface ReleaseOptions {
   runtimePaddingBytes?: number;
   /** The Runtime archive's gzip level (default 9; padding does not compress). */
   runtimeGzipLevel?: number;
+  /** The installer is the test build, which reads the crash matrix's hooks (issue #37). */
+  testHooks?: boolean;
 }
+
+const executableFor = (options: ReleaseOptions) =>
+  options.testHooks === true ? requireTestHooksExecutable() : requireExecutable();
 
 export async function releaseFromDist(
   outDir: string,
   options: ReleaseOptions = {},
 ): Promise<string> {
-  const exe = requireExecutable();
+  const { testHooks, ...release } = options;
+  const exe = executableFor({ testHooks });
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
     version: string;
   };
@@ -44,7 +55,7 @@ export async function releaseFromDist(
     executableGz: `${exe}.gz`,
     outDir,
     version: pkg.version,
-    ...options,
+    ...release,
   });
   return outDir;
 }
@@ -58,14 +69,18 @@ const RELEASE_CACHE = join(tmpdir(), 'oac-e2e-releases');
  *  file that loses the race to build it throws its own away). Releases of older dist/ builds
  *  are removed when a new one is made. Never written to: testRelease() hands out copies. */
 async function cachedRelease(options: ReleaseOptions): Promise<string> {
-  const exe = requireExecutable();
+  executableFor(options); // says which build is missing, if one is
   const stamp = (path: string) => {
+    if (!existsSync(path)) return null;
     const st = statSync(path);
     return [st.size, st.mtimeMs, st.ino];
   };
   const hash = (value: unknown) =>
     createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
-  const build = hash([stamp(exe), stamp(`${exe}.gz`)]);
+  // Both builds of one `scripts/test.sh` run (the release and the test build) are one build
+  // here: a release of one never drops the other's.
+  const builds = [requireExecutable(), testHooksExecutablePath];
+  const build = hash(builds.flatMap((path) => [stamp(path), stamp(`${path}.gz`)]));
   const key = `${build}-${hash(options)}`;
   const dir = join(RELEASE_CACHE, key);
   mkdirSync(RELEASE_CACHE, { recursive: true, mode: 0o700 });
@@ -159,6 +174,8 @@ export function newerExecutable(fault?: 'exit-at-start' | 'never-ready' | 'prepa
           scratch,
         ];
         if (fault !== undefined) args.push('--fault', fault);
+        // A test release: the upgrade's crash points kill it (src/host/journal-points.ts).
+        args.push('--test-hooks');
         // Asynchronous: a file starts its builds while its hosts boot (the build takes seconds).
         await execFileAsync(process.execPath, args, { cwd: repoRoot }).catch((error: unknown) => {
           throw new Error(`building ${version} failed: ${String(error)}`);
