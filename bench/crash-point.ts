@@ -2,7 +2,7 @@
 // test/e2e/helpers/crash-host.ts, timed one by one on the e2e host (real systemd and Docker)
 // with its Core. Prints medians of a few rounds (default 3); a figure, never a test:
 // `npx tsx bench/crash-point.ts [ROUNDS]`, with dist/oac-node and its test build
-// (dist/test-hooks, scripts/test.sh) built.
+// (dist-test, scripts/test.sh) built.
 import { removeNodesInCore } from '../test/e2e/harness/core-nodes.ts';
 import { bootWithCore } from '../test/e2e/harness/core-pair.ts';
 import { installByLine, issueToken } from '../test/e2e/harness/enroll.ts';

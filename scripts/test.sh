@@ -48,7 +48,7 @@ rootfs_pid=$!
 npm run build --silent
 # The test build (issue #37): the same program with the crash matrix's hooks, which the release
 # lacks (src/host/journal-points.ts); the e2e files that kill an install use it.
-npm run build --silent -- --test-hooks --out dist/test-hooks
+npm run build --silent -- --test-hooks --out dist-test
 if ! docker info >/dev/null 2>&1; then
   bash scripts/dockerd.sh start
   started_dockerd=1

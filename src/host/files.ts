@@ -58,23 +58,22 @@ async function writeAtomicWith<T>(
   );
   const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
   const handle = await open(temp, flags, mode);
+  const discard = async (error: unknown): Promise<never> => {
+    // Whatever failed (the fill, the sync, the close, the rename: a directory in the way, a full
+    // or read-only file system), no temp file of root's is left, and the first error is told.
+    await handle.close().catch(() => undefined);
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  };
   let result: T;
   try {
     result = await fill(handle);
     await handle.chmod(mode); // the umask must not weaken or widen the mode we chose
     await handle.sync();
-  } catch (error) {
     await handle.close();
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
-  try {
     await rename(temp, path);
   } catch (error) {
-    // A directory in the way, a full or read-only file system: no temp file of root's is left.
-    await rm(temp, { force: true });
-    throw error;
+    return discard(error);
   }
   await syncDirectory(dirname(path));
   return result;

@@ -45,6 +45,9 @@ interface Walk {
 
 /** The directory `names` lead to from `/`, open, every step checked; or why not. */
 async function walk(names: string[]): Promise<Walked> {
+  // The walk names each directory it holds by /proc/self/fd: without /proc it cannot check.
+  if ((await lstat('/proc/self/fd').catch(() => undefined)) === undefined)
+    return { problem: 'cannot be checked: /proc is not mounted' };
   const state: Walk = { dir: await openDirectory('/'), real: '/', links: 0 };
   try {
     const stopped = await descend(state, [...names]);
@@ -68,17 +71,31 @@ async function descend(state: Walk, queue: string[]): Promise<Stopped | undefine
   }
 }
 
-/** One name: a link's target goes to the front of `queue`, a directory is entered. */
+/** One name: a link's target goes to the front of `queue`, a directory is entered. What the
+ *  file system answers on the way (a name too long, a component swapped meanwhile) is a
+ *  problem of the path, one line, never an internal error. */
 async function step(state: Walk, name: string, queue: string[]): Promise<Stopped | undefined> {
   const path = name === '..' ? parentOf(state.real) : joinReal(state.real, name);
-  let found: Stats;
   try {
-    found = await lstat(at(state.dir, name));
+    return await enterName(state, name, path, queue);
   } catch (error) {
-    if (isAbsent(error))
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string') throw error;
+    if (code === 'ENOENT')
       return { problem: `lies below ${path}, which does not exist`, missing: true };
-    throw error;
+    if (code === 'ENOTDIR' || code === 'ELOOP')
+      return { problem: `lies below ${path}, which changed while it was read` };
+    return { problem: `lies below ${path}, which cannot be read (${code})` };
   }
+}
+
+async function enterName(
+  state: Walk,
+  name: string,
+  path: string,
+  queue: string[],
+): Promise<Stopped | undefined> {
+  const found = await lstat(at(state.dir, name));
   if (found.isSymbolicLink()) {
     if (found.uid !== 0)
       return { problem: `is reached through the link ${path}, which someone other than root owns` };
@@ -90,7 +107,13 @@ async function step(state: Walk, name: string, queue: string[]): Promise<Stopped
   }
   if (!found.isDirectory()) return { problem: `lies below ${path}, which is not a directory` };
   const next = await openDirectory(at(state.dir, name));
-  const opened = await next.stat();
+  let opened: Stats;
+  try {
+    opened = await next.stat();
+  } catch (error) {
+    await next.close();
+    throw error;
+  }
   if (opened.dev !== found.dev || opened.ino !== found.ino) {
     await next.close();
     return { problem: `lies below ${path}, which changed while it was read` };
@@ -110,12 +133,14 @@ function absolute(path: string): string {
   return path.startsWith('/') ? path : `${process.cwd()}/${path}`;
 }
 
-/** The directory part and the last name of `path`; undefined when the last is no file name. */
+/** The directory part and the last name of `path`; undefined when the last is no file name
+ *  (`…/`, `…/.`, `…/..`: the kernel would not take them for a file either). */
 function split(path: string): { dirNames: string[]; name: string } | undefined {
+  const last = path.split('/').pop();
+  if (last === undefined || last === '' || last === '.' || last === '..') return undefined;
   const names = components(absolute(path));
-  const name = names.pop();
-  if (name === undefined || name === '..' || path.endsWith('/')) return undefined;
-  return { dirNames: names, name };
+  names.pop();
+  return { dirNames: names, name: last };
 }
 
 /** A file only root may have written (a saved plan, DECL-05): reached as above, a regular file,

@@ -8,15 +8,15 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const executablePath = `${repoRoot}dist/oac-node`;
 
-/** The test build (`npm run build -- --test-hooks --out dist/test-hooks`, scripts/test.sh): the
+/** The test build (`npm run build -- --test-hooks --out dist-test`, scripts/test.sh): the
  *  same program with the crash matrix's hooks (src/host/journal-points.ts), which the release
  *  build lacks (issue #37). */
-export const testHooksExecutablePath = `${repoRoot}dist/test-hooks/oac-node`;
+export const testHooksExecutablePath = `${repoRoot}dist-test/oac-node`;
 
 export function requireTestHooksExecutable(): string {
   if (!existsSync(testHooksExecutablePath)) {
     throw new Error(
-      `dist/test-hooks/oac-node is missing: run 'npm run build -- --test-hooks --out dist/test-hooks' first`,
+      `dist-test/oac-node is missing: run 'npm run build -- --test-hooks --out dist-test' first`,
     );
   }
   return testHooksExecutablePath;

@@ -289,13 +289,21 @@ test('SEC-12 issue #37 the release executable reads no test hook: neither their 
   // scripts/build.ts defines OAC_BUILT_TEST_HOOKS false for the release: esbuild folds every
   // test of it and drops what it guards (src/host/journal-points.ts). The test build keeps it,
   // which shows the search would find the names if they were there.
-  const name = 'OAC_NODE_TEST_';
-  assert.equal(readFileSync(exe).indexOf(name), -1, `${name} is in dist/oac-node`);
-  assert.notEqual(readFileSync(requireTestHooksExecutable()).indexOf(name), -1, 'the test build');
+  const released = readFileSync(exe);
+  const testBuild = readFileSync(requireTestHooksExecutable());
+  // The names, and the code: the journal point's kill (esbuild's minified spelling of it).
+  for (const text of [
+    'OAC_NODE_TEST_',
+    'process.kill(process.pid,"SIGKILL")',
+    '/proc/self/fdinfo/',
+  ]) {
+    assert.equal(released.indexOf(text), -1, `${text} is in dist/oac-node`);
+    assert.notEqual(testBuild.indexOf(text), -1, `${text}: in the test build`);
+  }
   // A trace descriptor that names nothing inherited is no hook of the release: it runs as ever.
   const env = { PATH: '/usr/bin:/bin', OAC_NODE_TEST_JOURNAL_TRACE_FD: '3' };
-  const released = spawnSync(exe, ['status', '--root', scratch], { env, encoding: 'utf8' });
-  assert.equal(released.status, 4, released.stderr);
+  const ran = spawnSync(exe, ['status', '--root', scratch], { env, encoding: 'utf8' });
+  assert.equal(ran.status, 4, ran.stderr);
 });
 
 test('SEC-12 issue #37 a test build refuses, in one line and before anything, a trace descriptor it did not inherit, also through the clean-environment restart', () => {
@@ -310,9 +318,13 @@ test('SEC-12 issue #37 a test build refuses, in one line and before anything, a 
   const restart = { NODE_EXTRA_CA_CERTS: '/dev/null' }; // SEC-07: started again without it
   const trace = join(scratch, 'trace');
   const cases: Array<[string, ReturnType<typeof run>, RegExp]> = [
-    ['no descriptor 3', run('3', {}, 'ignore'), /names a descriptor this command did not inherit/],
-    ['no 3 after the restart', run('3', restart, 'ignore'), /did not inherit/],
-    ['a number of its own', run('18', {}, 'ignore'), /takes only 3, not 18/],
+    ['no descriptor 3', run('3', {}, 'ignore'), /names no file or pipe this command inherited/],
+    [
+      'no 3 after the restart',
+      run('3', restart, 'ignore'),
+      /no file or pipe this command inherited/,
+    ],
+    ['a number of its own', run('18', {}, 'ignore'), /takes only 3, not "18"/],
   ];
   for (const [why, r, problem] of cases) {
     assert.equal(r.status, 64, `${why}: ${r.stderr}`);

@@ -156,6 +156,22 @@ test('DECL-05 SEC-02 issue #37 a plan reached through a directory or a link of a
   assert.deepEqual(readdirSync(reviewed as string).sort(), ['next.plan', 'node.plan']);
 });
 
+test('SEC-11 issue #37 what the file system answers on the way is one line of the plan file, never an internal error: a name too long, a path that names no file', async () => {
+  const long = join(dir, 'y'.repeat(300), 'node.plan');
+  await assert.rejects(readPlanFile(long), refusedAs(/which cannot be read \(ENAMETOOLONG\)$/));
+  await assert.rejects(
+    writePlanFile(long, plan),
+    refusedAs(/which cannot be read \(ENAMETOOLONG\)$/),
+  );
+  const path = join(dir, 'dotted.plan');
+  await writePlanFile(path, plan);
+  for (const odd of [`${path}/.`, `${path}/`, `${dir}/..`]) {
+    await assert.rejects(readPlanFile(odd), refusedAs(/names no file$/), odd);
+    await assert.rejects(writePlanFile(odd, plan), refusedAs(/names no file$/), odd);
+  }
+  assert.deepEqual(await readPlanFile(path), plan, 'the plan itself untouched');
+});
+
 test('SEC-02 issue #37 a plan written onto a directory is refused in one line and leaves no temp file', async () => {
   const target = mkdtempSync(join(dir, 'in-the-way-'));
   await assert.rejects(writePlanFile(target, plan), refusedAs(/cannot be written \(EISDIR\)/));
