@@ -18,6 +18,7 @@ import {
   storeDirs,
 } from '../src/layout.ts';
 import type { InstallContext } from './context.ts';
+import type { Findings } from './preflight-findings.ts';
 import {
   checkCapacity,
   checkDisk,
@@ -27,16 +28,22 @@ import {
 } from './preflight-checks.ts';
 import { readNodeIdentity } from '../src/installation/node-state.ts';
 
-export async function checkMicrosandbox(ctx: InstallContext, need: SandboxNeed): Promise<void> {
-  await checkKvm(ctx);
+/** Each check runs, and each problem is one more finding (installer/preflight-findings.ts). */
+export async function checkMicrosandbox(
+  ctx: InstallContext,
+  need: SandboxNeed,
+  found: Findings,
+): Promise<void> {
+  await found.check(() => checkKvm(ctx));
   if ((await ctx.host.lstat(GLIBC_LOADER)) === undefined)
-    fail('glibc_missing', { loader: GLIBC_LOADER });
+    found.fail('glibc_missing', { loader: GLIBC_LOADER });
   const runtimeHome = ctx.host.path(RUNTIME_HOME);
-  if (Buffer.byteLength(runtimeHome) > 48) fail('runtime_home_too_long', { path: runtimeHome });
-  await checkCheckpointRoot(ctx);
+  if (Buffer.byteLength(runtimeHome) > 48)
+    found.fail('runtime_home_too_long', { path: runtimeHome });
+  await found.check(() => checkCheckpointRoot(ctx));
   const { cpus, memoryBytes } = hostCapacity();
-  checkCapacity(cpus, memoryBytes, need);
-  await checkDisk(await microsandboxDiskNeeds(ctx));
+  await found.check(() => checkCapacity(cpus, memoryBytes, need));
+  await found.check(async () => checkDisk(await microsandboxDiskNeeds(ctx)));
 }
 
 async function checkKvm(ctx: InstallContext): Promise<void> {

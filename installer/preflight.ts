@@ -1,7 +1,9 @@
-// PRE-01…09: every check runs before anything on the host changes, and the first failure is
-// one line naming what to fix. Root and the token's source are checked by the CLI before the
-// token is read; the rest is here. Reads Core's configuration (ENR-01: the token is not used up)
-// and the release manifest, which later steps reuse.
+// PRE-01…09: every check runs before anything on the host changes, and every problem found is
+// one line naming what to fix, all of them in one run (installer/preflight-findings.ts). A host
+// that is no supported host at all (not Linux on amd64, no systemd, SELinux enforcing), or that
+// holds another node, is refused first, on its own, before Core is asked anything. Root and the token's source are
+// checked by the CLI before the token is read; the rest is here. Reads Core's configuration
+// (ENR-01: the token is not used up) and the release manifest, which later steps reuse.
 import { listJournals } from '../records/journal.ts';
 import { readGroups } from '../src/host/accounts.ts';
 import { selinuxEnforcing } from '../src/host/probe.ts';
@@ -23,42 +25,63 @@ import {
   type SandboxNeed,
 } from './preflight-checks.ts';
 import { checkMicrosandbox } from './preflight-microsandbox.ts';
+import { Findings } from './preflight-findings.ts';
+import type { NodeConfiguration } from '../src/net/core-schemas.ts';
 import { isRegistered } from '../src/node/identity-store.ts';
 import { readNodeIdentity, readServingGeneration } from '../src/installation/node-state.ts';
 
 export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<void> {
-  const { host, options } = ctx;
+  const { host } = ctx;
   if (process.platform !== 'linux' || process.arch !== 'x64') fail('not_linux_amd64');
   if (!host.prefixed && !(await canStartUnits(host))) fail('no_systemd');
   if (await selinuxEnforcing(host)) fail('selinux_enforcing');
+  // A host that holds another node (another installation, another Core) is refused on its own
+  // too: what else this run would find is about a node the host cannot have.
   await checkOneCore(ctx);
+  const found = new Findings();
+  const configuration = await ourConfiguration(ctx, auth, found);
+  ctx.configuration = configuration;
+  await found.check(() => checkSameConfiguration(ctx));
+  // OFFLINE-01: a bundle of another release, or a damaged one, stops here.
+  await found.check(() => releaseManifest(ctx, configuration));
+  const spec = configuration.specification;
+  const need = { cpus: positive(spec.cpus), memoryMib: positive(spec.memory_mib) };
+  if (configuration.provider === 'docker') {
+    if (ctx.options.checkpointRoot !== undefined) found.fail('checkpoint_root_docker');
+    await checkDocker(ctx, need, found);
+  } else await checkMicrosandbox(ctx, need, found);
+  found.stopIfAny();
+}
+
+/** Core's configuration for this installation; without it (Core unreachable, the token
+ *  refused, another installation's or another Core's configuration) no later check means
+ *  anything, so the run stops there with what was found so far. */
+async function ourConfiguration(
+  ctx: InstallContext,
+  auth: CoreAuth,
+  found: Findings,
+): Promise<NodeConfiguration> {
+  const { options } = ctx;
   const client = new CoreClient({
     coreUrl: options.coreUrl,
     dispatcher: sharedDispatcher(options.proxyEnv),
   });
-  const configuration = await client.readConfiguration(auth);
-  // SEC-04: Core's word is checked against the command before anything changes. A token of
-  // another installation would otherwise name the unit, the record and the state after the
-  // wrong ID, and the uninstall command Web prints for the real one would find nothing.
+  let configuration: NodeConfiguration | undefined;
+  await found.check(async () => (configuration = await client.readConfiguration(auth)));
+  if (configuration === undefined) return found.stop();
+  // SEC-04: Core's word is checked against the command before anything changes, and before any
+  // check relies on it. A token of another installation would otherwise name the unit, the
+  // record and the state after the wrong ID, and the uninstall command Web prints for the real
+  // one would find nothing; a configuration naming another Core is no answer for this command.
   if (configuration.installation_id !== options.installationId)
-    fail('configuration_mismatch', {
+    found.fail('configuration_mismatch', {
       theirs: configuration.installation_id,
       ours: options.installationId,
     });
-  if (originOf(configuration.core_url) !== new URL(options.coreUrl).origin)
-    fail('core_url_changed');
-  ctx.configuration = configuration;
-  await checkSameConfiguration(ctx);
-  // OFFLINE-01: a bundle of another release, or a damaged one, stops here.
-  await releaseManifest(ctx, configuration);
-  const spec = configuration.specification;
-  const need = { cpus: positive(spec.cpus), memoryMib: positive(spec.memory_mib) };
-  if (configuration.provider === 'docker') {
-    if (options.checkpointRoot !== undefined) fail('checkpoint_root_docker');
-    await checkDocker(ctx, need);
-    return;
-  }
-  await checkMicrosandbox(ctx, need);
+  else if (originOf(configuration.core_url) !== new URL(options.coreUrl).origin)
+    found.fail('core_url_changed');
+  else return configuration;
+  return found.stop();
 }
 
 async function checkOneCore(ctx: InstallContext): Promise<void> {
@@ -93,33 +116,40 @@ async function checkSameConfiguration(ctx: InstallContext): Promise<void> {
   else fail('configuration_changed', { registered, now });
 }
 
-async function checkDocker(ctx: InstallContext, need: SandboxNeed): Promise<void> {
+async function checkDocker(ctx: InstallContext, need: SandboxNeed, found: Findings): Promise<void> {
   const socket = await ctx.host.lstat(DOCKER_SOCKET);
-  if (socket === undefined || !socket.isSocket()) fail('docker_unavailable');
+  if (socket === undefined || !socket.isSocket()) return found.fail('docker_unavailable');
   const group = (await readGroups(ctx.host)).find((g) => g.gid === socket.gid);
   const mode = (socket.mode & 0o777).toString(8).padStart(4, '0');
   if (group?.name !== PROVIDER_GROUPS.docker || (socket.mode & 0o777) !== 0o660) {
-    fail('docker_socket_mode', {
+    found.fail('docker_socket_mode', {
       socket: DOCKER_SOCKET,
       owner: `group ${group?.name ?? socket.gid}`,
       mode,
     });
-  }
-  ctx.providerGroup = { name: group.name, gid: group.gid, path: DOCKER_SOCKET };
+  } else ctx.providerGroup = { name: group.name, gid: group.gid, path: DOCKER_SOCKET };
+  // Asked even through a socket of the wrong mode: its answers are root's daemon's all the
+  // same (only root can bind /var/run/docker.sock), and they name the host's other problems.
+  const info = await dockerInfo(ctx);
+  if (info === undefined) return found.fail('docker_unavailable');
+  await found.check(() => checkDockerVersion(info.ServerVersion));
+  if (!info.MemoryLimit || !info.CpuCfsQuota || !info.CpuCfsPeriod) found.fail('docker_limits');
+  await found.check(() => checkCapacity(info.NCPU, info.MemTotal, need));
+  // PRE-07: the image download plus its unpacked copy, before anything is downloaded.
+  const dockerRoot = info.DockerRootDir ?? '/var/lib/docker';
+  await found.check(async () => checkDisk(await imageDiskNeeds(ctx, dockerRoot)));
+}
+
+/** `docker info`, or undefined when Docker does not answer. */
+async function dockerInfo(ctx: InstallContext): Promise<DockerInfo | undefined> {
   const docker = new DockerApi(`unix://${ctx.host.path(DOCKER_SOCKET)}`);
-  let info: DockerInfo;
   try {
-    info = await docker.info();
+    return await docker.info();
   } catch {
-    fail('docker_unavailable');
+    return undefined;
   } finally {
     await docker.close();
   }
-  checkDockerVersion(info.ServerVersion);
-  if (!info.MemoryLimit || !info.CpuCfsQuota || !info.CpuCfsPeriod) fail('docker_limits');
-  checkCapacity(info.NCPU, info.MemTotal, need);
-  // PRE-07: the image download plus its unpacked copy, before anything is downloaded.
-  await checkDisk(await imageDiskNeeds(ctx, info.DockerRootDir ?? '/var/lib/docker'));
 }
 
 function positive(value: unknown): number {

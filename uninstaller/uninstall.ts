@@ -130,7 +130,10 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
     }
     // Settled with Core (or forced): a rerun of an unfinished uninstall, or an install after
     // one, is no lost state.
-    if (mine !== undefined && !req.dryRun) await journal.setRegisteredNode(null);
+    // Only for a plan that goes ahead: a refused one (Docker silent about our network) changes
+    // nothing at all, the record included.
+    if (mine !== undefined && !req.dryRun && removal.refusals.length === 0)
+      await journal.setRegisteredNode(null);
     const report = await applyRemoval(removal, ctx, {
       dryRun: req.dryRun,
       emit,

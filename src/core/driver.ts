@@ -2,7 +2,7 @@
 // host, a pure `diff` turns desired and actual into an action, `apply` makes the host match,
 // `remove` takes the resource away. Generic over the resource, what the probe finds and the
 // context the caller hands every call: the core knows no kind, no host and no journal.
-import type { Action, StepResult } from './step.ts';
+import type { Action, Refusal, StepResult } from './step.ts';
 
 /** What the core needs of a resource: its kind (which driver), a key unique in a plan, and the
  *  words a screen shows for it. */
@@ -26,6 +26,11 @@ export interface Driver<R, A, C> {
   /** Pure: why a resource that is there is not the installer's to remove any more (someone
    *  replaced it), or undefined. An uninstall's plan keeps it, said so. */
   replacedBy?(r: R, actual: A): string | undefined;
+  /** Pure: why the probe could not learn the resource's state (the service it asks did not
+   *  answer), or undefined. A removal of a recorded resource whose state is unknown is refused
+   *  in the plan, before the first write: no run removes part of an installation and then
+   *  stops on what it could have known when it planned (issue #38). */
+  unknown?(r: R, actual: A): Refusal | undefined;
 }
 
 export const unchanged = (detail: string): Action => ({ kind: 'unchanged', detail });

@@ -8,7 +8,7 @@
 import { applySteps, type ApplyOptions, type RunReport } from '../core/apply.ts';
 import type { Driver } from '../core/driver.ts';
 import { planSteps, type Plan, type PlannedStep as CoreStep } from '../core/plan.ts';
-import type { Action } from '../core/step.ts';
+import { refuse, type Action, type Refusal } from '../core/step.ts';
 import type { RootContext } from './context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
 import { isRecorded, nameOf, removalOf } from '../resources/resources.ts';
@@ -51,6 +51,11 @@ export function planRemoval(
       probe: async (res, c) => (named ? own.probe(res, c) : undefined),
       exists: (actual) => actual !== undefined && own.exists(actual),
       diff: (res, actual) =>
+        unknownRemoval(
+          res,
+          recordedOf(res),
+          actual === undefined ? undefined : own.unknown?.(res, actual),
+        ) ??
         decide(res, recordedOf(res), actual !== undefined && own.exists(actual), {
           ...options,
           neededBy: neededBy(res, kept),
@@ -108,6 +113,17 @@ export async function removeAll(
   options: RemoveOptions & ApplyOptions,
 ): Promise<RunReport> {
   return applyRemoval(await planRemoval(resources, ctx, options), ctx, options);
+}
+
+/** A resource of ours (owned, or intended by a run that stopped) whose state the probe could
+ *  not learn: refused, so the plan stops before its first removal. */
+function unknownRemoval(
+  _r: RootResource,
+  recorded: string | undefined,
+  why: Refusal | undefined,
+): Action | undefined {
+  if (why === undefined || recorded === undefined || recorded === 'adopted') return undefined;
+  return refuse(why);
 }
 
 /** The kept resource that needs `r`, if any. */

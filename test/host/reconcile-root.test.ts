@@ -234,6 +234,50 @@ test('UNI-02 an ID this host has no record of (mistyped): nothing changes, and t
   ]);
 });
 
+test('UNI-02 issue #38 uninstall while Docker does not answer: the plan refuses on the network it cannot check, before its first removal; nothing changes, the record included; once Docker answers the run finishes', async () => {
+  await runRoot();
+  // The node half's network, recorded as ours, as an install that reached it leaves it. There
+  // is no Docker socket on the scratch tree: Docker does not answer.
+  const host = new Host(root);
+  const journal = await Journal.open(host, ID, CORE);
+  await journal.record('network', {
+    kind: 'network',
+    name: names.network,
+    ownership: 'owned',
+    props: {},
+  });
+  const before = treeOf(root, BACKUPS);
+  const events: EngineEvent[] = [];
+  const request = { root, installationId: ID, force: true, dryRun: false };
+  await assert.rejects(
+    uninstall(request, (e) => events.push(e)),
+    (e: unknown) =>
+      e instanceof OacError &&
+      e.code === 'docker_unavailable' &&
+      e.message === 'Docker Engine is not installed, or Docker is not running',
+  );
+  assert.deepEqual(
+    treeDiff(before, treeOf(root, BACKUPS)),
+    { added: [], removed: [], changed: [] },
+    'nothing removed, the record as it was',
+  );
+  const failed = events.filter((e) => e.type === 'step-failed').map((e) => e.step);
+  assert.deepEqual(failed, ['network'], 'the network step says why');
+  // A dry run shows every step and the refusal, and changes nothing either.
+  const preview = await uninstall({ ...request, dryRun: true }, noEvents).catch((e: unknown) => e);
+  assert.ok(preview instanceof OacError && preview.code === 'docker_unavailable');
+  assert.deepEqual(treeDiff(before, treeOf(root, BACKUPS)), {
+    added: [],
+    removed: [],
+    changed: [],
+  });
+  // Docker answers again (here: the network is known gone, its record dropped as a killed run's
+  // would be by the node half): the uninstall finishes.
+  await journal.forget('network');
+  await uninstall(request, noEvents);
+  assert.equal(existsSync(join(root, names.journal)), false, 'the record is gone');
+});
+
 test('DECL-03 a dry run lists what the real run does, and changes nothing', async () => {
   const initial = treeOf(root);
   const plan = await runRoot({}, true);

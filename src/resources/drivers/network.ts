@@ -36,9 +36,16 @@ export const networkDriver: Driver<'network', NetworkActual> = {
       await docker.close();
     }
   },
-  // Docker silent: the network may well be there. Uninstall then tries, and stops with Docker's
-  // line and the record kept, rather than forget a network it could not check (a rerun finishes).
+  // Docker silent: the network may well be there. An uninstall's plan then refuses before its
+  // first removal (unknown below), rather than remove the rest and stop at the network, or
+  // forget a network it could not check; the record stays, and a run once Docker answers
+  // finishes.
   exists: (a) => a.exists || !a.reachable,
+  unknown(_r, a) {
+    if (a.reachable) return undefined;
+    const error = oacError('docker_unavailable');
+    return { code: error.code, message: error.message, hint: error.hint };
+  },
   diff(r, a) {
     if (!a.reachable)
       return {

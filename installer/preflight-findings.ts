@@ -1,0 +1,51 @@
+// PRE-09 (issue #38): every preflight check runs, and every problem found is reported in one run
+// (a host with three problems needs one run to learn them, not three), before anything on the
+// host changes. A check that cannot be made without what another found missing (Docker's figures
+// without Docker, checks against a configuration of another installation) is skipped, never
+// guessed. Only failures of the run's own kind (exit 1) are findings: an interruption or a
+// usage error stops the run as itself.
+import { EXIT, isOacError, type OacError } from '../src/errors.ts';
+import { refusalError } from '../src/core/refusal.ts';
+import { oacError, type MessageCode } from '../src/messages.ts';
+
+export class Findings {
+  private readonly found: OacError[] = [];
+
+  /** Runs `check`; an OacError it throws is one more finding. True when it found nothing. */
+  async check(check: () => unknown): Promise<boolean> {
+    try {
+      await check();
+      return true;
+    } catch (error) {
+      if (!isOacError(error) || error.exitCode !== EXIT.failure) throw error;
+      this.add(error);
+      return false;
+    }
+  }
+
+  /** One more finding, from the message table. */
+  fail(code: MessageCode, values: Record<string, string | number> = {}): void {
+    this.add(oacError(code, values));
+  }
+
+  /** Stops the run with every finding: one as itself (its code, line, hint and status), several
+   *  as one refusal that lists each with its hint. Nothing when there is none. */
+  stopIfAny(): void {
+    const [first] = this.found;
+    if (first === undefined) return;
+    if (this.found.length === 1) throw first;
+    throw refusalError(this.found.map((e) => ({ code: e.code, message: e.message, hint: e.hint })));
+  }
+
+  /** Stops the run with every finding where the next check needs what is missing. */
+  stop(): never {
+    this.stopIfAny();
+    throw new Error('a preflight stopped with no finding'); // a bug: a finding comes first
+  }
+
+  /** The same problem found twice (a release manifest that two checks read) is said once. */
+  private add(error: OacError): void {
+    if (!this.found.some((e) => e.code === error.code && e.message === error.message))
+      this.found.push(error);
+  }
+}
