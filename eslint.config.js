@@ -1,7 +1,9 @@
-// Lint rules. The boundary rules keep every side effect behind one door (DESIGN.md "Host: the
+// Lint rules. The boundary rules keep every side effect behind one door (docs/design.md "Host: the
 // only door to the machine"): node:fs, execa and proper-lockfile only in src/host/, undici only
 // in src/net/, ws only in the reference Core. Fixtures, tests, benchmarks and build scripts are
 // harness code around the product and may touch the machine directly.
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 
 const fsModules = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'];
@@ -17,7 +19,7 @@ const coreOnly = [
   { name: 'ws', message: 'ws belongs to the reference Core (fixtures/core/) only.' },
 ];
 
-// The layers (docs/architecture.md, DESIGN.md "the layers"), bottom up: each folder imports only
+// The layers (docs/architecture.md), bottom up: each folder imports only
 // those below it, so an upward import, and with it any circle between folders, fails
 // `npm run lint` (test/unit/lint-layers.test.ts shows that it bites). The leaf modules at
 // src/*.ts (errors, messages, layout, redact …) import no folder at all.
@@ -77,6 +79,52 @@ const layers = [
     patterns: above(...LAYERS.map(([, name]) => name)),
   },
 ];
+
+// Issue #38: what no-restricted-imports does not see, a dynamic `import('…')` and a type's
+// `import('…')`, held to the same layers by a rule of our own: a relative specifier is resolved
+// against the file, and a target in a folder above the file's (or, from the reconcile core, in
+// any folder, or the layout) is refused. test/unit/lint-layers.test.ts shows that it bites.
+const repoRoot = dirname(fileURLToPath(import.meta.url));
+/** The layer of a repository path: its index in LAYERS, -1 for the leaf modules at src/*.ts,
+ *  undefined for harness code (tests, fixtures, scripts), which no layer rule covers. */
+function layerOf(path) {
+  const i = LAYERS.findIndex(([dir]) => path.startsWith(`${dir}/`));
+  if (i >= 0) return i;
+  return /^src\/[^/]+\.ts$/.test(path) ? -1 : undefined;
+}
+function refusalOf(from, to) {
+  const [mine, theirs] = [layerOf(from), layerOf(to)];
+  if (mine === undefined || theirs === undefined) return undefined;
+  const [, name] = LAYERS[theirs] ?? [];
+  if (LAYERS[mine]?.[1] === 'core') {
+    if (theirs === mine) return undefined;
+    if (to === 'src/layout.ts') return 'The reconcile core knows no installation (src/layout.ts).';
+    if (theirs >= 0)
+      return `The reconcile core imports no folder, ${name}/ included (docs/architecture.md).`;
+    return undefined;
+  }
+  if (LAYERS[mine]?.[1] === 'uninstaller' && name === 'installer')
+    return 'Nothing imports upward into installer/ (the layers: docs/architecture.md).';
+  if (theirs > mine)
+    return `Nothing imports upward into ${name}/ (the layers: docs/architecture.md).`;
+  return undefined;
+}
+const layerImports = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const from = relative(repoRoot, context.filename);
+    const check = (node, source) => {
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const to = relative(repoRoot, resolve(dirname(context.filename), source));
+      const message = refusalOf(from, to);
+      if (message !== undefined) context.report({ node, message });
+    };
+    return {
+      ImportExpression: (node) => check(node, node.source.value),
+      TSImportType: (node) => check(node, node.argument?.literal?.value),
+    };
+  },
+};
 
 // Issue #23: every error of ours is built from the message table (oacError in src/messages.ts),
 // so no code is thrown without its line, and hint, in docs/messages.md. `new OacError(` is left
@@ -138,5 +186,10 @@ export default tseslint.config(
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'fixtures/release/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: coreOnly }] },
+  },
+  {
+    files: ['**/*.ts'],
+    plugins: { oac: { rules: { 'layer-imports': layerImports } } },
+    rules: { 'oac/layer-imports': 'error' },
   },
 );

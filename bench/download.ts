@@ -2,7 +2,7 @@
 // one large file against `curl -o f && sha256sum f` and against the disk's own write rate
 // (`dd bs=1M conv=fsync` of the same file), in the same run, from the same local server (the
 // reference Core's console, on loopback), and the downloader's peak RSS. Part of `npm run
-// bench`; it prints figures, it is not a test (DESIGN.md "Tests, in tiers"). See bench/README.md.
+// bench`; it prints figures, it is not a test (docs/design.md "Tests, in tiers"). See bench/README.md.
 //
 // The downloader runs in a child process bundled by esbuild the way `npm run build` bundles the
 // product (CommonJS, node20), so its peak RSS is the product's code and nothing of tsx.

@@ -1,5 +1,5 @@
 // `oac-node install`: lock, preflight, then reconcile the desired state (src/installation/desired.ts)
-// with the host, then wait for Core's "connected and ready" (DESIGN.md "Shape"). One installer
+// with the host, then wait for Core's "connected and ready" (docs/design.md "Shape"). One installer
 // at a time per host (SEC-05). A rerun of a registered node needs no token and changes nothing
 // that already matches (RERUN-01); --dry-run prints the diffs and changes nothing (DECL-03).
 import { envFileKey, newEnvFileKey, readEnvFile } from '../records/env-file.ts';

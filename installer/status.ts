@@ -1,7 +1,7 @@
 // `oac-node status`: the plan of what the journal records with nothing applied (DECL-01,
 // Terraform's refresh-only: src/core/plan.ts), the node half's own plan, and Core's view. Each
 // resource is probed and diffed by its own driver, the same plan install makes; a step that is
-// not empty is drift, named with what differs and what to do (DESIGN.md "Records": the host
+// not empty is drift, named with what differs and what to do (docs/design.md "Records": the host
 // wins, the difference is reported). Read-only.
 import { readJournal, type JournalResource } from '../records/journal.ts';
 import type { RootContext } from '../src/installation/context.ts';

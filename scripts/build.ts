@@ -1,6 +1,6 @@
 // `npm run build`: dist/oac-node (one self-contained Linux x86-64 executable built with Node's
 // single-executable-application support), dist/oac-node.gz and dist/SHA256SUMS. Runs offline:
-// the base is this machine's own Node binary (recipes/single-executable.md).
+// the base is this machine's own Node binary (docs/single-executable.md).
 // `npm run build -- --version V --out DIR`: the same program stamped with another version, in
 // DIR (UPG-01: the tests' second release; a release builder's own version). `--fault F`: a
 // deliberately broken test release (UPG-02, src/built-fault.ts). `--test-hooks`: a test build

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts, stops and reports a real dockerd for host tests on the bare machine
-# (shared/recipes/nspawn-host.md "Cheaper checks on the bare machine": apt's policy does not
+# (docs/e2e-hosts.md: apt's policy does not
 # start services, so nothing else will). It keeps its own data and exec roots so it never touches
 # a system Docker's state, and it stops only the PID it wrote: never a process found by name.
 #

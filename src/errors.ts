@@ -1,7 +1,7 @@
 // Every failure the operator can act on is an OacError: a stable code, one line that names what
 // to fix, an optional hint, and the exit status. Library code throws these and never prints;
-// the CLI is the one place that renders them (STYLE.md: the caller that returns the error logs
-// it). Anything else that escapes is an internal error and shows its stack.
+// the CLI is the one place that renders them (the caller that returns an error never also logs
+// it: docs/architecture.md "Errors"). Anything else that escapes is an internal error and shows its stack.
 
 import { constants } from 'node:os';
 

@@ -1,4 +1,4 @@
-// The one place that names what an installation puts on a host (DESIGN.md "Shape", SEC-10).
+// The one place that names what an installation puts on a host (docs/design.md "Shape", SEC-10).
 // The installation ID is parsed once, here, into a branded type; every path and resource name
 // derives from that value, so no other module spells `/etc/oac-node`, `oac-node-<id>` or the
 // node's directories. An ID such as `..` never reaches a path: `/usr/local/lib/oac-node/..`

@@ -1,5 +1,6 @@
-// The one table that turns error codes into the guide's one-line messages and hints (STYLE.md
-// point 5, after Arborist). Messages quoted from seeds/nodes-guide.en.txt stay word for word;
+// The one table that turns error codes into the guide's one-line messages and hints (after npm's
+// Arborist; docs/architecture.md "Errors"). Messages quoted from the guide Core ships
+// (docs/operator-guide.md follows it) stay word for word;
 // docs/messages.md lists the same table for operators, and test/unit/messages.test.ts keeps them
 // equal. `{name}` placeholders are filled by message().
 

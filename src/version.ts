@@ -1,6 +1,6 @@
 // The program's version. Kept equal to package.json's by test/unit/version.test.ts; a constant
 // rather than a package.json read because the single executable has no package.json beside it
-// (recipes/single-executable.md pitfall 7).
+// (docs/single-executable.md pitfall 7).
 declare const OAC_BUILT_VERSION: string | undefined;
 
 /** The package's version; a build may stamp another (`npm run build -- --version 0.2.0`, UPG-01:

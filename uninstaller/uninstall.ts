@@ -1,8 +1,10 @@
-// `oac-node uninstall`: first asks Core, at the address the node enrolled with, whether the
-// node was removed, and refuses while Core still lists it (UNI-01; --force skips the question);
-// then reconciles with nothing wanted: in reverse order, the drivers remove what the journal
-// says this installation created, and the summary lists what was kept (UNI-02…06). It can be
-// rerun until it completes.
+// `oac-node uninstall`: asks Core, at the address the node enrolled with, whether the node was
+// removed (--force skips the question), and reconciles with nothing wanted: in reverse order,
+// the drivers remove what the journal says this installation created, and the summary lists
+// what was kept (UNI-02…06). Core's answer is an input of the plan (issue #38): while Core still
+// lists the node, or cannot be asked, the plan is made all the same and refused (UNI-01), so a
+// dry run shows every step and the refusal, and a real run changes nothing. It can be rerun
+// until it completes.
 import { Journal, listJournals, type JournalData } from '../records/journal.ts';
 import { withInstallerLock } from '../records/lock.ts';
 import {
@@ -37,6 +39,8 @@ import {
   type Layout,
 } from '../src/layout.ts';
 import { oacError } from '../src/messages.ts';
+import { EXIT, isOacError } from '../src/errors.ts';
+import type { Refusal } from '../src/core/step.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { CoreError } from '../src/net/core-errors.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
@@ -78,7 +82,10 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
     // about: its credential went with it.
     const lostNode =
       mine?.resources[KEYS.state] !== undefined ? (mine.registered_node ?? null) : null;
-    const asked = req.force ? 'not asked' : await askCore(host, names, lostNode, mine?.core_url);
+    const answer: CoreAnswer = req.force
+      ? { asked: 'not asked' }
+      : await askCore(host, names, lostNode, mine?.core_url);
+    const { asked } = answer;
     const journal = await Journal.open(host, names.id, mine?.core_url ?? 'http://127.0.0.1');
     const kept: string[] = [];
     if (mine === undefined) {
@@ -114,7 +121,7 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
     const options = { keepReason, wantedElsewhere, unrecordedReason, signal: req.signal };
     // The plan with nothing wanted, decided once: shown, saved, compared with a saved one and
     // applied as it stands (nothing decided again between the check and the removals).
-    const removal = await planRemoval(resources, ctx, options);
+    const removal = withCoreRefusal(await planRemoval(resources, ctx, options), answer);
     let plan: UninstallResult['plan'];
     if (req.planOut === true || req.savedPlan !== undefined) {
       // DECL-05: the plan with nothing applied, and what it was made from.
@@ -211,8 +218,36 @@ function storeDeleteHint(host: Host): string {
   return `microVMs may still use it; check sudo pgrep -u ${NODE_USER}, then run sudo -u ${NODE_USER} rm -rf ${host.path(STORE_DIR)} and the uninstall command again to remove the account`;
 }
 
-/** UNI-01: Core, at the enrolled address, must no longer accept the node's credential. */
+/** What Core said of the node (UNI-01), and why the uninstall must not go on, if it must not. */
+interface CoreAnswer {
+  asked: string;
+  refusal?: Refusal;
+}
+
+/** The plan, refused first of all while Core's answer refuses it. */
+function withCoreRefusal(plan: RemovalPlan, answer: CoreAnswer): RemovalPlan {
+  if (answer.refusal === undefined) return plan;
+  return { ...plan, refusals: [answer.refusal, ...plan.refusals] };
+}
+
+/** UNI-01: Core, at the enrolled address, must no longer accept the node's credential; a
+ *  refusal when it still does, cannot be asked, or the credential is lost. */
 async function askCore(
+  host: Host,
+  names: Layout,
+  registeredNode: string | null,
+  recordedCoreUrl: string | undefined,
+): Promise<CoreAnswer> {
+  try {
+    return { asked: await coreAnswer(host, names, registeredNode, recordedCoreUrl) };
+  } catch (error) {
+    if (!isOacError(error) || error.exitCode !== EXIT.failure) throw error;
+    const { code, message, hint } = error;
+    return { asked: code, refusal: { code, message, ...(hint === undefined ? {} : { hint }) } };
+  }
+}
+
+async function coreAnswer(
   host: Host,
   names: Layout,
   registeredNode: string | null,

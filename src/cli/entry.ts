@@ -1,5 +1,5 @@
 // The executable's entry point. No top-level await: the single executable is built from a
-// CommonJS bundle (recipes/single-executable.md, pitfall 3). Modules load only when needed
+// CommonJS bundle (docs/single-executable.md, pitfall 3). Modules load only when needed
 // (issue #13): `--version` loads no parser, and the restart below is the only user of
 // child_process here.
 import { weakeningVariables } from '../host/clean-env-names.ts';

@@ -1,4 +1,4 @@
-// The command line: yargs with the commands of DESIGN.md. Parsing errors become one line and
+// The command line: yargs with the commands of docs/design.md. Parsing errors become one line and
 // exit 64 (EX_USAGE); OacErrors their own line and exit status; anything else is a bug with a stack.
 import { EXIT, ExitStatus, UsageError, isOacError } from '../errors.ts';
 import { decideOperatorShell } from '../ui/operator-shell.ts';
@@ -113,14 +113,14 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
         `${PROGRAM} ${VERSION}: turns a Linux host into a sandbox node of a Core\n\nUsage: $0 <command> [options]`,
       )
       // An explicit version: otherwise yargs reads the package.json nearest the working
-      // directory (recipes/single-executable.md, pitfall 7).
+      // directory (docs/single-executable.md, pitfall 7).
       .version(VERSION)
       .option('color', {
         type: 'boolean',
         default: true,
         describe: 'Colour the output (--no-color, or NO_COLOR=1)',
       })
-      // Hidden: every host path under DIR, for tests and image building only (DESIGN.md).
+      // Hidden: every host path under DIR, for tests and image building only (docs/design.md).
       .option('root', { type: 'string', hidden: true })
       // Hidden: the pasted line ran this through sudo, so hints say sudo (src/ui/operator-shell.ts).
       .option('sudo', { type: 'boolean', hidden: true })

@@ -1,4 +1,4 @@
-// Applying a plan (DESIGN.md "Shape"): a dry run shows every step; a refused plan stops with
+// Applying a plan (docs/design.md "Shape"): a dry run shows every step; a refused plan stops with
 // every refusal and changes nothing; otherwise each planned action is applied in order, each
 // step between its step-start and its step-done or step-failed event. A signal stops at a step
 // boundary (RERUN-04). What a step records is the caller's (the installation's journal): the

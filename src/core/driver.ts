@@ -1,4 +1,4 @@
-// The reconcile core's driver shape (DESIGN.md "Shape"): one per resource kind, `probe` reads the
+// The reconcile core's driver shape (docs/design.md "Shape"): one per resource kind, `probe` reads the
 // host, a pure `diff` turns desired and actual into an action, `apply` makes the host match,
 // `remove` takes the resource away. Generic over the resource, what the probe finds and the
 // context the caller hands every call: the core knows no kind, no host and no journal.

@@ -1,5 +1,5 @@
 // Steps never print: they emit events, and src/ui renders them as listr2 phases, plain lines or
-// NDJSON (STYLE.md point 2). Every event passes the redactor before it is rendered.
+// NDJSON (docs/architecture.md). Every event passes the redactor before it is rendered.
 import type { Action, StepResult } from './step.ts';
 
 export type EngineEvent =

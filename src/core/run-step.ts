@@ -1,4 +1,4 @@
-// One step's events (STYLE.md point 2): step-start, then step-done with its result or step-failed
+// One step's events (docs/architecture.md): step-start, then step-done with its result or step-failed
 // with the error's code, line and hint. Applying a plan runs each action in one; a probe that
 // fails while planning is said as one too.
 import { OacError } from '../errors.ts';

@@ -1,4 +1,4 @@
-// The action and outcome vocabulary (STYLE.md point 4) that every driver answers in
+// The action and outcome vocabulary (docs/architecture.md) that every driver answers in
 // (src/resources/driver.ts) and the UI, --json and the journal all use.
 
 export const OUTCOMES = [

@@ -71,7 +71,7 @@ export async function addToGroup(host: Host, user: string, group: string): Promi
 }
 
 export async function removeFromGroup(host: Host, user: string, group: string): Promise<void> {
-  // gpasswd has no --prefix; -Q (chroot-less root) does the same (recipes/nspawn-host.md).
+  // gpasswd has no --prefix; -Q (chroot-less root) does the same (docs/e2e-hosts.md).
   const args = host.prefixed ? ['-Q', host.root, '-d', user, group] : ['-d', user, group];
   await must(host, 'gpasswd', args);
 }

@@ -1,6 +1,6 @@
 // File operations of the Host. Writes are atomic (temp file, fsync, rename, fsync of the
 // directory) and created with their final mode from the start, never following a symlink at the
-// final component (SEC-02, DESIGN.md "Records").
+// final component (SEC-02, docs/design.md "Records").
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, createReadStream, type Stats } from 'node:fs';
 import {

@@ -1,4 +1,4 @@
-// The Host: the only door to the machine (DESIGN.md). Every path the installer names is a host
+// The Host: the only door to the machine (docs/design.md). Every path the installer names is a host
 // path such as /etc/oac-node; the Host maps it under `root` (the hidden --root, like systemd's
 // --root and useradd --prefix) so host tests run the real code on a scratch tree. Processes run
 // with a minimal environment: nothing of the caller's (a token, NODE_OPTIONS) leaks into them.

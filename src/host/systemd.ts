@@ -1,5 +1,5 @@
 // systemd through systemctl. With --root only the offline verbs work (enable, disable,
-// is-enabled); starting and asking for activity needs the real manager (recipes/nspawn-host.md).
+// is-enabled); starting and asking for activity needs the real manager (docs/e2e-hosts.md).
 import { oacError } from '../messages.ts';
 import type { Host } from './host.ts';
 

@@ -1,4 +1,4 @@
-// Uninstall is reconcile with nothing wanted (DESIGN.md "Shape"): the installation's resources
+// Uninstall is reconcile with nothing wanted (docs/design.md "Shape"): the installation's resources
 // in reverse order, each removed by its driver only when the journal says a run of this
 // installation created it (`owned`, or `intended`: a run stopped around its creation). What
 // stays, stays for a reason the plan can name (UNI-02…06): it was adopted; something still

@@ -1,8 +1,8 @@
-// The one undici dispatcher of the program (DESIGN.md "Network"): built once from a snapshot of
+// The one undici dispatcher of the program (docs/design.md "Network"): built once from a snapshot of
 // the six proxy variables, it routes EVERY request on its own with our resolver (proxy-env.ts):
 // a plain Agent for direct requests, or a cached ProxyAgent per proxy. Routing per request, not
 // per download, matters after redirects: a dispatcher chosen once kept using the proxy after a
-// redirect to a no_proxy host (shared/recipes/proxy-with-undici.md).
+// redirect to a no_proxy host (docs/downloads.md).
 //
 // TLS verification is always on (SEC-01). `ca` and `lookup` exist for tests only: a test CA for
 // a local https server, and a resolver that maps test names to loopback without any DNS query.

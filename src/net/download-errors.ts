@@ -1,5 +1,5 @@
 // The failures a download can end with, each one OacError with a code, one line and a hint
-// (STYLE.md point 5). No message carries a URL credential or a proxy password: URLs with
+// (docs/architecture.md "Errors"). No message carries a URL credential or a proxy password: URLs with
 // credentials are refused up front, and proxies are shown as their route display
 // (`http://***@host:port`, SEC-03).
 import { dirname } from 'node:path';
@@ -22,7 +22,7 @@ export class DownloadError extends OacError {
 
 type Values = Record<string, string | number>;
 
-/** One failure from the messages table (src/messages.ts, the one table: STYLE.md point 5). */
+/** One failure from the messages table (src/messages.ts, the one table: docs/architecture.md "Errors"). */
 function failure(code: MessageCode, values: Values, retryable: boolean, cause?: unknown) {
   return new DownloadError(code, message(code, values), retryable, {
     hint: hint(code, values),

@@ -1,4 +1,4 @@
-// One node file, downloaded resumably and verified (DL-01, DL-02, DL-03; DESIGN.md "Network"):
+// One node file, downloaded resumably and verified (DL-01, DL-02, DL-03; docs/design.md "Network"):
 //
 //   dest verified already          → 'reused', no request at all
 //   <dest>.part left by a last run → hashed from disk, then `Range: bytes=N-` → 'resumed'

@@ -1,7 +1,7 @@
 // DL-04: which way one request goes, decided from the six proxy variables exactly as the guide
 // says. Pure: no I/O, no global state; the dispatcher (dispatcher.ts) asks it per request.
 //
-// Why our own resolver and not undici's EnvHttpProxyAgent (shared/recipes/proxy-with-undici.md,
+// Why our own resolver and not undici's EnvHttpProxyAgent (docs/downloads.md,
 // measured with undici 7.30): undici sends https through the *http* proxy when an empty
 // `https_proxy` hides a set `HTTPS_PROXY`, proxies loopback addresses, counts `*` only as the
 // whole `no_proxy` value, and throws on `host:port` without a scheme (curl accepts it).

@@ -2,7 +2,7 @@
 // runs and its outcome word once done (`unchanged` on a rerun), live progress (each file's bytes,
 // rate and time left, `Resuming …`; the wait for Core) and the oac-node half's own outcomes as
 // the step's output (OPS-01). The engine drives; each listr task just waits for its
-// step's events, so the engine and the UI stay separate (STYLE.md point 2).
+// step's events, so the engine and the UI stay separate (docs/architecture.md).
 import { Listr, type ListrTaskWrapper } from 'listr2';
 import type { EngineEvent } from '../core/events.ts';
 import { printable } from './printable.ts';

@@ -1,5 +1,5 @@
 // UNI-01…06 end to end: after an install by the generated line, uninstall refuses while Core
-// lists the node, and once Core removed it, returns the host to its snapshot from before the
+// lists the node (its dry run shows the steps and the refusal), and once Core removed it, returns the host to its snapshot from before the
 // install, except the Runtime image, which it keeps and names.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -23,6 +23,15 @@ test('UNI-01…06 uninstall: refused while Core lists the node; then the host eq
     assert.equal(refused.status, 1, refused.stdout);
     assert.match(refused.stderr, /^oac-node: Core still lists this node$/m);
     assert.deepEqual(diffSnapshots(installed, await host.snapshot()), [], 'UNI-01 nothing changed');
+    // Issue #38: Core's answer is an input of the plan, so a dry run while Core lists the node
+    // shows every step of the removal and then the refusal (exit 1), changing nothing.
+    const preview = await host.exec([...uninstall, '--dry-run']);
+    const shown = `${preview.stdout}\n${preview.stderr}`;
+    assert.equal(preview.status, 1, shown);
+    assert.match(preview.stdout, /^\s+remove\s+stop and disable oac-node-\S+\.service$/m, shown);
+    assert.match(preview.stdout, /^\s+remove\s+delete user oac-node$/m, shown);
+    assert.match(preview.stderr, /^oac-node: Core still lists this node$/m, shown);
+    assert.deepEqual(diffSnapshots(installed, await host.snapshot()), [], 'UNI-01 the preview too');
 
     const [node] = await listNodes(core);
     await removeNodeInCore(core, node?.node_id ?? '');

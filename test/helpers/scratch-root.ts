@@ -1,4 +1,4 @@
-// A scratch host tree for --root tests (DESIGN.md test tier 2): the machine's account files
+// A scratch host tree for --root tests (docs/design.md "Tests, in tiers"): the machine's account files
 // copied in, a docker group as Docker's package makes it, and a bystander under
 // /usr/local/lib that no command may touch. Real useradd/usermod --prefix and systemctl --root
 // work on it; the machine's own users, groups and units are never touched.

@@ -146,7 +146,7 @@ test("issue #25 FLEET-02 --json: a failure before the command's own events is an
   );
 });
 
-test('issue #2 --help lists every command of DESIGN.md', () => {
+test('issue #2 --help lists every command of docs/design.md', () => {
   const r = runBare(['--help']);
   assert.equal(r.status, 0, r.stderr);
   for (const command of ['install', 'uninstall', 'register', 'run', 'status', 'command']) {

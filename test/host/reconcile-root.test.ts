@@ -1,4 +1,4 @@
-// Golden --root tests in the style of systemd-sysusers (STYLE.md): the root half of the desired
+// Golden --root tests in the style of systemd-sysusers: the root half of the desired
 // state reconciled on a scratch tree with real useradd/usermod --prefix and systemctl --root;
 // the resulting tree is compared with the expected one, a second run says only `unchanged`
 // and writes nothing, and uninstall returns the tree to the initial one (DECL-01, DECL-02,

@@ -1,4 +1,4 @@
-// Every driver's diff is pure (DESIGN.md "Shape"): desired and actual in, one action out. These
+// Every driver's diff is pure (docs/design.md "Shape"): desired and actual in, one action out. These
 // are the decisions install, rerun, --dry-run, status and uninstall all share (DECL-01…03).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -70,3 +70,39 @@ test('OPS-04 the requirements the tests cite are kept in the repository', () => 
   assert.match(spec, /^- OPS-04 /m);
   assert.match(spec, /^- SEC-01 /m);
 });
+
+test('issue #38 no code comment cites a file beside the repository (DESIGN.md, STYLE.md, the seeds or recipes): they cite docs/', () => {
+  const dirs = [
+    'src',
+    'installer',
+    'uninstaller',
+    'records',
+    'scripts',
+    'test',
+    'fixtures',
+    'bench',
+    'deploy',
+  ];
+  const code = /\.(ts|js|mjs|cjs|sh)$/;
+  const files = [
+    'eslint.config.js',
+    ...dirs.flatMap((dir) =>
+      readdirSync(join(repo, dir), { recursive: true, encoding: 'utf8' })
+        .filter((name) => code.test(name) && !name.includes('node_modules'))
+        .map((name) => join(dir, name)),
+    ),
+  ].filter((file) => file !== join('test', 'unit', 'docs-links.test.ts')); // this file names them
+  const outside = files.flatMap((file) =>
+    readFileSync(join(repo, file), 'utf8')
+      .split('\n')
+      .flatMap((line, i) =>
+        /\.\.\/(shared|seeds|recipes|spec)\b|\b(recipes|seeds)\/[a-z]|\b(DESIGN|STYLE)\.md\b/.test(
+          line,
+        )
+          ? [`${file}:${i + 1}`]
+          : [],
+      ),
+  );
+  assert.ok(files.length > 200, `only ${files.length} files read`);
+  assert.deepEqual(outside, []);
+});

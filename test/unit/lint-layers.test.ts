@@ -74,3 +74,36 @@ test('issue #23 lint keeps each folder below those above it, and the leaf module
     assert.equal(found.length > 0, refusedThere, `${file} → ${spec}: ${found.join('; ')}`);
   }
 });
+
+test('issue #38 lint refuses a dynamic import and a type import across the layers as it refuses a static one', async () => {
+  const layerMessages = async (text: string, filePath: string) => {
+    const [result] = await eslint.lintText(text, { filePath: `${root}${filePath}` });
+    assert.ok(result !== undefined, filePath);
+    return result.messages.filter((m) => m.ruleId === 'oac/layer-imports').map((m) => m.message);
+  };
+  const dynamic = (spec: string) => `export const load = () => import('${spec}');\n`;
+  const typed = (spec: string) => `export type T = typeof import('${spec}');\n`;
+  const cases: Array<[string, string, RegExp | undefined]> = [
+    ['src/node/x.ts', '../installation/desired.ts', /upward into installation\//],
+    ['src/agent/x.ts', '../cli/main.ts', /upward into cli\//],
+    ['uninstaller/x.ts', '../installer/install.ts', /upward into installer\//],
+    ['src/core/x.ts', '../resources/resources.ts', /reconcile core imports no folder/],
+    ['src/core/x.ts', '../layout.ts', /knows no installation/],
+    ['src/host/x.ts', '../core/step.ts', /upward into core\//],
+    // Downward, and within a folder, stay allowed; so does a package.
+    ['src/cli/x.ts', './commands/install.ts', undefined],
+    ['src/cli/x.ts', '../../installer/install.ts', undefined],
+    ['src/installation/x.ts', '../node/identity-store.ts', undefined],
+    ['src/cli/x.ts', 'yargs', undefined],
+  ];
+  for (const [file, spec, expected] of cases) {
+    for (const text of [dynamic(spec), typed(spec)]) {
+      const found = await layerMessages(text, file);
+      if (expected === undefined) assert.deepEqual(found, [], `${file} → ${spec}`);
+      else {
+        assert.equal(found.length, 1, `${file} → ${spec}: ${found.join('; ')}\n${text}`);
+        assert.match(found[0] ?? '', expected);
+      }
+    }
+  }
+});

@@ -1,4 +1,4 @@
-// A throwaway Debian 12 host for e2e tests (docs/e2e-hosts.md, shared/recipes/nspawn-host.md):
+// A throwaway Debian 12 host for e2e tests (docs/e2e-hosts.md, docs/e2e-hosts.md):
 // systemd-nspawn boots the cached rootfs (scripts/e2e-rootfs.sh) with real systemd as PID 1 and
 // a real Docker engine, on a fresh overlay and a fresh /var/lib/docker, with a veth pair whose
 // host-side address a test binds its servers to. Nothing of it outlives the test process:
