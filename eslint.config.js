@@ -43,6 +43,9 @@ const above = (...names) =>
     group: [`**/${name}/**`],
     message: `Nothing imports upward into ${name}/ (the layers: docs/architecture.md).`,
   }));
+/** What a folder may not import though it sits below it. */
+const besides = (dir) =>
+  dir === 'uninstaller' ? ['installer'] : dir === 'src/agent' ? ['installation'] : [];
 const pathsOf = (dir) =>
   dir === 'src/host'
     ? [...netOnly, ...coreOnly]
@@ -64,14 +67,13 @@ const layers = [
   ...LAYERS.map(([dir], i) => ({
     files: [`${dir}/**/*.ts`],
     paths: pathsOf(dir),
-    // The uninstaller never reaches into the installer either (issue #10), though it sits above.
+    // The uninstaller never reaches into the installer either (issue #10), nor the node program
+    // into the installation (issue #38: what it runs is the node library's), though each sits
+    // above.
     patterns:
       dir === 'src/core'
         ? coreOnlyLeaves
-        : above(
-            ...LAYERS.slice(i + 1).map(([, name]) => name),
-            ...(dir === 'uninstaller' ? ['installer'] : []),
-          ),
+        : above(...LAYERS.slice(i + 1).map(([, name]) => name), ...besides(dir)),
   })),
   {
     files: ['src/*.ts'],
@@ -103,8 +105,8 @@ function refusalOf(from, to) {
       return `The reconcile core imports no folder, ${name}/ included (docs/architecture.md).`;
     return undefined;
   }
-  if (LAYERS[mine]?.[1] === 'uninstaller' && name === 'installer')
-    return 'Nothing imports upward into installer/ (the layers: docs/architecture.md).';
+  if (besides(LAYERS[mine]?.[0]).includes(name))
+    return `Nothing imports upward into ${name}/ (the layers: docs/architecture.md).`;
   if (theirs > mine)
     return `Nothing imports upward into ${name}/ (the layers: docs/architecture.md).`;
   return undefined;

@@ -10,7 +10,9 @@ import type { ServiceActual } from '../src/resources/drivers/service.ts';
 import { readNodeIdentityFor } from '../src/installation/node-state.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
 import { recordedResources } from '../src/installation/recorded.ts';
-import { nameOf, type Resource } from '../src/resources/resources.ts';
+import type { Resource } from '../src/resources/resources.ts';
+import { kindOf, nameOf } from '../src/installation/kinds.ts';
+import { KEYS } from '../src/resources/keys.ts';
 import { changes, type Action } from '../src/core/step.ts';
 import { Journal } from '../records/journal.ts';
 import type { Host } from '../src/host/host.ts';
@@ -89,7 +91,7 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   const ctx: RootContext = { host, layout: names, journal, emit: () => undefined };
   // The plan with nothing applied (refresh-only: probed all at once, each resource diffed on its
   // own), and Core asked meanwhile (issue #13: status waited for each answer in turn).
-  const probed = recordedResources(names, recorded).filter((r) => r.kind !== 'node');
+  const probed = recordedResources(names, recorded).filter((r) => r.key !== KEYS.node);
   const [planned, core, nodeHalf] = await Promise.all([
     plan(probed, ctx, { refreshOnly: true }),
     coreStatusOf(host, names, recorded.core_url),
@@ -98,9 +100,9 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   let service = { unit: names.unitName, enabled: false, active: false };
   const rootResources = planned.steps.map(({ resource: r, action, actual }): ResourceStatus => {
     const ownership = recorded.resources[r.key]?.ownership ?? 'owned';
-    if (r.kind === 'service') {
+    if (r.key === KEYS.service) {
       const a = actual as ServiceActual;
-      service = { unit: r.unit, enabled: a.enabled, active: a.active };
+      service = { unit: names.unitName, enabled: a.enabled, active: a.active };
     }
     return { key: r.key, kind: r.kind, name: nameOf(r), ownership, ...judge(r, ownership, action) };
   });
@@ -199,8 +201,8 @@ function judge(r: Resource, ownership: JournalResource['ownership'], action: Act
     return { state: 'drifted', detail: action.why };
   if (!changes(action) && action.why === undefined) return { state: 'present' };
   const why = action.why ?? action.detail;
-  if (r.kind === 'service' && action.kind === 'create')
-    return { state: 'drifted', detail: `${why}: see sudo journalctl -u ${r.unit}, or ${RERUN}` };
+  const advice = action.kind === 'create' ? kindOf(r).missingAdvice(r) : undefined;
+  if (advice !== undefined) return { state: 'drifted', detail: `${why}: ${advice}, or ${RERUN}` };
   return { state: action.kind === 'create' ? 'missing' : 'drifted', detail: `${why}: ${RERUN}` };
 }
 

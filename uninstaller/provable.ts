@@ -4,11 +4,9 @@
 import { unrecordedShape } from '../src/installation/recorded.ts';
 import type { Journal } from '../records/journal.ts';
 import { KEYS } from '../src/installation/desired.ts';
-import { accountDriver } from '../src/resources/drivers/account.ts';
-import { directoryDriver } from '../src/resources/drivers/directory.ts';
 import type { DriverContext } from '../src/resources/driver.ts';
 import { isProvablyOurs } from '../src/installation/provable.ts';
-import { isRecorded, nameOf } from '../src/resources/resources.ts';
+import { isOnHost, isRecorded, nameOf } from '../src/installation/kinds.ts';
 import type { Host } from '../src/host/host.ts';
 import { NODE_USER, type Layout } from '../src/layout.ts';
 
@@ -33,9 +31,8 @@ export async function provableOwnership(
   const account = shape.find((r) => r.key === KEYS.account);
   const home = shape.find((r) => r.key === KEYS.home);
   const found =
-    (account?.kind === 'account' &&
-      accountDriver.exists(await accountDriver.probe(account, ctx))) ||
-    (home?.kind === 'directory' && directoryDriver.exists(await directoryDriver.probe(home, ctx)));
+    (account !== undefined && (await isOnHost(account, ctx))) ||
+    (home !== undefined && (await isOnHost(home, ctx)));
   if (!found) return [];
   return [
     `no record of installation ${layout.id} was found, so only its provable resources were removed; the account ${NODE_USER}, its home, its group memberships and any microsandbox store are kept: remove them yourself if nothing else uses them (sudo userdel -r ${NODE_USER})`,

@@ -15,7 +15,6 @@ import {
 } from '../src/installation/saved-plan.ts';
 import { elsewhereOf } from '../records/elsewhere.ts';
 import { KEYS } from '../src/installation/desired.ts';
-import { directoryDriver } from '../src/resources/drivers/directory.ts';
 import type { Emit } from '../src/core/events.ts';
 import {
   readNodeIdentity,
@@ -25,7 +24,8 @@ import {
 import { pinOrigin } from '../src/net/core-pin.ts';
 import { recordedResources, unrecordedShape } from '../src/installation/recorded.ts';
 import { applyRemoval, planRemoval, type RemovalPlan } from '../src/installation/remove.ts';
-import { nameOf, type Resource } from '../src/resources/resources.ts';
+import type { Resource } from '../src/resources/resources.ts';
+import { isOnHost, nameOf } from '../src/installation/kinds.ts';
 import type { RunReport } from '../src/installation/reconcile.ts';
 import { Host } from '../src/host/host.ts';
 import { forgetUnit } from '../src/host/systemd.ts';
@@ -103,10 +103,7 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
       asked === 'confirmed' ||
       (asked === 'never registered' && journal.get(KEYS.store)?.props.kept_unconfirmed !== true);
     const store = resources.find((r) => r.key === KEYS.store);
-    const storeStays =
-      !coreConfirmed &&
-      store?.kind === 'directory' &&
-      directoryDriver.exists(await directoryDriver.probe(store, ctx));
+    const storeStays = !coreConfirmed && store !== undefined && (await isOnHost(store, ctx));
     // What another installation's record lists (the account, its group, the shared
     // directories) is still wanted there.
     const elsewhere = elsewhereOf(journals.filter((j) => j.installation_id !== names.id));

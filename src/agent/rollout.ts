@@ -23,7 +23,7 @@ import type { RegisteredIdentity } from '../node/identity-store.ts';
 import { withDigestFile } from '../node/digest-file.ts';
 import { fetchManifest, releaseOf } from '../node/node-files.ts';
 import { stagedManifest } from '../node/staged.ts';
-import { generationResources } from '../installation/node-desired.ts';
+import { generationResources } from '../node/node-desired.ts';
 import type { PrepareRequest } from '../node/prepare-request.ts';
 import { parseProviderFile, type ProviderFile } from '../node/provider-file.ts';
 import { providerFileText } from '../node/provider-file-text.ts';

@@ -22,19 +22,19 @@ import type { RootResource } from './context.ts';
 import type { NodeResource } from '../node/drivers/context.ts';
 import type { PrepareRequest } from '../node/prepare-request.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
-import { KEYS } from './keys.ts';
+import { KEYS } from '../resources/keys.ts';
 import {
   nodeAccountShape,
   nodeHalfDesired,
   type NodeAccountPaths,
   type Provider,
-} from './node-desired.ts';
+} from '../node/node-desired.ts';
 import { renderUnit } from '../resources/unit-file.ts';
 import { PATH_COMMAND_MARK, renderPathCommand } from '../resources/path-command.ts';
 import { sha256 } from '../resources/sha256.ts';
 
-export { KEYS } from './keys.ts';
-export { nodeDir, type Provider } from './node-desired.ts';
+export { KEYS } from '../resources/keys.ts';
+export { nodeDir, type Provider } from '../node/node-desired.ts';
 
 export interface Shape {
   /** Undefined when not known (uninstall without a record): both providers' resources. */

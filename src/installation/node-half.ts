@@ -24,6 +24,7 @@ import { MESSAGES, hint, oacError, type MessageCode } from '../messages.ts';
 import { ACTION_KINDS, OUTCOMES, changes, type Action, type Refusal } from '../core/step.ts';
 import { firstInstallSteps } from './node-half-first.ts';
 import * as z from 'zod';
+import { defineKind } from '../resources/kind.ts';
 
 /** A bound on what root keeps of the child's events (a few per resource in practice). */
 const MAX_KEPT_EVENTS = 500;
@@ -311,3 +312,12 @@ function firstLines(text: string): string {
     .filter((l) => l.trim() !== '' && !/^\s+at /.test(l));
   return lines.slice(0, 3).join(' / ') || 'no output';
 }
+
+/** The node step as a kind (src/resources/kind.ts): the installation's own, registered beside
+ *  the others in src/installation/kinds.ts; root runs the node half through it, unrecorded. */
+export const nodeStepKind = defineKind({
+  kind: 'node',
+  recorded: false,
+  driver: nodeHalfDriver,
+  name: () => 'node half',
+});

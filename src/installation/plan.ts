@@ -12,7 +12,7 @@ import {
 import type { RootContext } from './context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
 import { isProvablyOurs } from './provable.ts';
-import { isRecorded } from '../resources/resources.ts';
+import { isRecorded, kindOf } from './kinds.ts';
 import { changes, type Action } from '../core/step.ts';
 import { isVersion } from '../version.ts';
 
@@ -53,7 +53,8 @@ async function judge(step: CoreStep<RootResource>, ctx: RootContext): Promise<Pl
 /** UPG-01: a program replaced by another version says so (`0.1.0 → 0.2.0`), from the version
  *  the journal recorded for it; nothing is added when either is unknown or they are equal. */
 function withVersions(r: RootResource, action: Action, before: unknown): Action {
-  if (r.kind !== 'file' || r.version === undefined || !changes(action)) return action;
-  if (typeof before !== 'string' || !isVersion(before) || before === r.version) return action;
-  return { ...action, detail: `${action.detail}: version ${before} → ${r.version}` };
+  const version = kindOf(r).version(r);
+  if (version === undefined || !changes(action)) return action;
+  if (typeof before !== 'string' || !isVersion(before) || before === version) return action;
+  return { ...action, detail: `${action.detail}: version ${before} → ${version}` };
 }

@@ -16,7 +16,7 @@ import { fetchManifest, releaseOf as releaseOfConfiguration } from '../node/node
 import { bundleFromRoot, type Bundle } from '../bundle/bundle.ts';
 import { sizeOfFd } from '../host/bundle-file.ts';
 import { oacError } from '../messages.ts';
-import { generationResources, nodeHalfDesired } from './node-desired.ts';
+import { generationResources, nodeHalfDesired } from '../node/node-desired.ts';
 import { stageManifest } from '../node/staged.ts';
 import '../built-fault.ts';
 import type { PrepareRequest } from '../node/prepare-request.ts';

@@ -7,39 +7,17 @@
 // still removes them. The account, its home, its groups and a microsandbox store cannot be told
 // apart from ones that were there before.
 import type { DriverContext } from '../resources/driver.ts';
-import { fileDriver } from '../resources/drivers/file.ts';
-import { networkDriver } from '../resources/drivers/network.ts';
-import { unitDriver } from '../resources/drivers/unit.ts';
-import { readNodeIdentity } from './node-state.ts';
 import type { Resource } from '../resources/resources.ts';
-import { unitRunsProgram } from '../resources/unit-file.ts';
+import { kindOf } from './kinds.ts';
+import { readNodeIdentity } from './node-state.ts';
 
-export async function isProvablyOurs(r: Resource, ctx: DriverContext): Promise<boolean> {
-  const { layout } = ctx;
-  switch (r.kind) {
-    case 'unit': {
-      const found = await unitDriver.probe(r, ctx);
-      return found.text !== undefined && unitRunsProgram(found.text, layout);
-    }
-    case 'service':
-      return isProvablyOurs({ ...r, kind: 'unit', path: layout.unitPath }, ctx);
-    case 'file': {
-      // A marked file (oac-node on PATH) is the installer's only while it holds its mark.
-      const found = await fileDriver.probe(r, ctx);
-      return found.exists && found.foreign !== true;
-    }
-    case 'network':
-      return (await networkDriver.probe(r, ctx)).labelled;
-    case 'directory':
-      if (r.path === layout.stateDir) {
-        const identity = await readNodeIdentity(ctx.host, layout).catch(() => undefined);
-        return identity?.installation_id === layout.id;
-      }
-      return (
-        layout.program.startsWith(`${r.path}/`) &&
-        (await ctx.host.lstat(layout.program)) !== undefined
-      );
-    default:
-      return false;
-  }
+/** Each kind says how its resources are proved ours (src/resources/kind.ts); the installation
+ *  adds what only it can read: whose identity the node state holds. */
+export function isProvablyOurs(r: Resource, ctx: DriverContext): Promise<boolean> {
+  const { host, layout } = ctx;
+  const stateIsThisInstallation = async () => {
+    const identity = await readNodeIdentity(host, layout).catch(() => undefined);
+    return identity?.installation_id === layout.id;
+  };
+  return kindOf(r).provable(r, ctx, { stateIsThisInstallation });
 }

@@ -7,14 +7,9 @@
 import { applySteps, type ApplyOptions, type Applier, type RunReport } from '../core/apply.ts';
 import type { InstallContext, RootContext } from './context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
-import {
-  isRecorded,
-  nameOf,
-  recordedProps,
-  type DirectoryResource,
-  type NetworkResource,
-  type RecordedResource,
-} from '../resources/resources.ts';
+import type { RecordedResource } from '../resources/resources.ts';
+import { isRecorded, kindOf, nameOf, recordedProps } from './kinds.ts';
+import { KEYS } from '../resources/keys.ts';
 import { changes, type Action, type StepResult } from '../core/step.ts';
 import type { Journal, Ownership } from '../../records/journal.ts';
 import { plan, type Plan, type PlanOptions, type PlannedStep } from './plan.ts';
@@ -26,8 +21,8 @@ export { step } from '../core/apply.ts';
 export interface ReconcileOptions extends Omit<PlanOptions, 'emit'>, ApplyOptions {}
 
 /** Made by the node half (HOST-08): root intends them, the child creates them. */
-function madeByNode(r: RootResource): r is NetworkResource | DirectoryResource {
-  return r.kind === 'network' || (r.kind === 'directory' && r.madeBy === 'node');
+function madeByNode(r: RootResource): r is RecordedResource {
+  return isRecorded(r) && kindOf(r).madeByNode(r);
 }
 
 /** Whether this run's context is an install's (the node half runs, and makes its resources). */
@@ -70,14 +65,14 @@ function recordingApplier(planned: Plan, ctx: RootContext): Applier<PlannedStep>
         }
         if (action.kind === 'create') await journal.intend(r.key, r.kind, nameOf(r));
       }
-      if (r.kind === 'node') await intendNodeMade(awaitingNode, journal);
+      if (r.key === KEYS.node) await intendNodeMade(awaitingNode, journal);
       return 'apply';
     },
     apply({ resource: r, action, actual }) {
       return applyWith(driverOf(r).apply, r, action, actual, ctx);
     },
     async after({ resource: r, action, recorded, exists }, result) {
-      if (r.kind === 'node') await recordNodeMade(awaitingNode.splice(0), ctx, journal);
+      if (r.key === KEYS.node) await recordNodeMade(awaitingNode.splice(0), ctx, journal);
       if (!isRecorded(r)) return;
       if (result.outcome === 'removed' || isStaleSkip(r, action, recorded))
         await journal.forget(r.key);
@@ -108,7 +103,7 @@ function ownershipAfter(recorded: Ownership | undefined, existedBefore: boolean)
 /** An env file wanted absent and already gone, still recorded: a run killed between removing
  *  it and forgetting it. */
 function isStaleSkip(r: RootResource, action: Action, recorded: Ownership | undefined): boolean {
-  return action.kind === 'skip' && recorded !== undefined && r.kind === 'file' && r.sha256 === null;
+  return action.kind === 'skip' && recorded !== undefined && kindOf(r).wantedAbsent(r);
 }
 
 /** DECL-03, crash-safe: before a resource the service reads changes, the service's record says
@@ -119,7 +114,7 @@ async function markRestartPending(
   journal: Journal,
 ): Promise<void> {
   for (const service of all) {
-    if (service.kind !== 'service' || !service.reads.includes(r.key)) continue;
+    if (!kindOf(service).reads(service).includes(r.key)) continue;
     const entry = journal.get(service.key);
     if (entry === undefined || entry.props.inputs === RESTART_OWED) continue;
     await journal.record(service.key, {

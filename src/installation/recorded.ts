@@ -5,6 +5,7 @@ import type { JournalData } from '../../records/journal.ts';
 import type { Layout } from '../layout.ts';
 import { KEYS, resourceShape } from './desired.ts';
 import type { RootResource } from './context.ts';
+import { kindOf } from './kinds.ts';
 
 const MEMBERSHIP_PREFIX = KEYS.membership('');
 
@@ -17,21 +18,7 @@ export function recordedResources(layout: Layout, journal: JournalData): RootRes
   const shape = withPreviousProgram(layout, resourceShape(layout, { provider: undefined, groups }));
   return shape.flatMap((r): RootResource[] => {
     const entry = journal.resources[r.key];
-    if (entry === undefined) return [];
-    const props = entry.props;
-    const text = (key: string) => (typeof props[key] === 'string' ? props[key] : undefined);
-    if (r.kind === 'file')
-      return [
-        {
-          ...r,
-          sha256: text('sha256'),
-          ...(text('version') === undefined ? {} : { version: text('version') }),
-          mode: typeof props.mode === 'number' ? props.mode : r.mode,
-        },
-      ];
-    if (r.kind === 'unit') return [{ ...r, sha256: text('sha256') }];
-    if (r.kind === 'service') return [{ ...r, inputs: text('inputs') }];
-    return [r];
+    return entry === undefined ? [] : [kindOf(r).fromRecord(r, entry.props) as RootResource];
   });
 }
 

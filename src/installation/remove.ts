@@ -11,7 +11,7 @@ import { planSteps, type Plan, type PlannedStep as CoreStep } from '../core/plan
 import { refuse, type Action, type Refusal } from '../core/step.ts';
 import type { RootContext } from './context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
-import { isRecorded, nameOf, removalOf } from '../resources/resources.ts';
+import { isRecorded, kindOf, removalOf } from './kinds.ts';
 
 export interface RemoveOptions {
   /** Why the caller keeps a resource of ours this run, or undefined when it may go. */
@@ -140,7 +140,7 @@ function decide(
   exists: boolean,
   options: RemoveOptions & { neededBy: RootResource | undefined; replaced: string | undefined },
 ): Action {
-  const name = r.kind === 'account' ? `user ${r.name}` : nameOf(r);
+  const name = kindOf(r).label(r);
   if (recorded === undefined) {
     const why = exists ? options.unrecordedReason?.(r) : undefined;
     if (why !== undefined) return { kind: 'keep', detail: `${name} (${why})` };
@@ -166,5 +166,5 @@ function keepReasonOf(
   const holder = options.neededBy;
   if (holder === undefined) return undefined;
   const what = `the kept ${holder.title.toLowerCase()}`;
-  return r.kind === 'account' ? `it owns ${what}; rerun to finish` : `it holds ${what}`;
+  return kindOf(r).keptFor(what);
 }

@@ -13,6 +13,7 @@ import { canonicalJson } from '../canonical-json.ts';
 import type { EngineEvent } from '../core/events.ts';
 import type { Plan } from './plan.ts';
 import type { Resource } from '../resources/resources.ts';
+import { kindOf } from './kinds.ts';
 import { ACTION_KINDS } from '../core/step.ts';
 import { EXIT, type OacError } from '../errors.ts';
 import { oacError } from '../messages.ts';
@@ -155,7 +156,7 @@ function withoutPasswords(env: Record<string, string>): Record<string, string> {
 }
 
 function isSecret(r: Resource): boolean {
-  return r.kind === 'file' && r.secret === true;
+  return kindOf(r).secret(r);
 }
 
 /** The probe of a file that holds a secret, without its digest (an old env file's is a plain
@@ -166,22 +167,10 @@ function withoutDigest(actual: unknown): unknown {
   return rest;
 }
 
-/** A desired value as plans compare it: without where the program is copied from (the same
- *  installer may run from another path: its SHA-256 is compared), and without what a new env
- *  file key makes different in every run (the file's keyed digest and content, the service's
- *  digest of its inputs): the proxy settings and the other resources are compared instead. */
+/** A desired value as plans compare it: without what differs in every run of the same inputs
+ *  (each kind says what: src/resources/kind.ts). */
 function comparable(r: Resource): Resource {
-  if (r.kind === 'file') {
-    const { copyFrom: _from, ...rest } = r;
-    if (r.secret !== true) return rest;
-    const { content: _content, sha256: _sha256, ...kept } = rest;
-    return kept;
-  }
-  if (r.kind === 'service') {
-    const { inputs: _inputs, ...rest } = r;
-    return rest;
-  }
-  return r;
+  return kindOf(r).comparable(r);
 }
 
 /** One digest for the whole plan (the journal records the last one applied). */

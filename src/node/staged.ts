@@ -1,7 +1,7 @@
 // OFFLINE-01: a release staged from a bundle for the node's own rollout. When Core's
 // configuration moves to a release this host cannot download, the operator runs the install
 // command again with a bundle of that release: the node half copies and loads its files (the
-// rollout's own desired state, src/installation/node-desired.ts) and keeps its manifest here, in the
+// rollout's own desired state, src/node/node-desired.ts) and keeps its manifest here, in the
 // node's state directory; the rollout then finds everything in place and reads the manifest
 // from here instead of the console.
 import { join } from 'node:path';

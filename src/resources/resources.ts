@@ -98,7 +98,7 @@ export interface NodeHalfResource extends Base {
   kind: 'node';
 }
 
-// What the node half itself wants (src/installation/node-desired.ts): it reconciles these as oac-node,
+// What the node half itself wants (src/node/node-desired.ts): it reconciles these as oac-node,
 // with the same loop and drivers. They live inside its state and store, which root records and
 // removes as whole directories, so they are never recorded themselves.
 
@@ -171,76 +171,5 @@ export type RecordedKind =
   'account' | 'membership' | 'directory' | 'file' | 'unit' | 'service' | 'network';
 export type RecordedResource = Extract<Resource, { kind: RecordedKind }>;
 
-export function isRecorded(r: Resource): r is RecordedResource {
-  return ['account', 'membership', 'directory', 'file', 'unit', 'service', 'network'].includes(
-    r.kind,
-  );
-}
-
 export type Kind = Resource['kind'];
 export type ResourceOf<K extends Kind> = Extract<Resource, { kind: K }>;
-
-/** One line naming the resource (journal `name`, status, messages). */
-export function nameOf(r: Resource): string {
-  switch (r.kind) {
-    case 'account':
-      return r.name;
-    case 'membership':
-      return `${r.user} in ${r.group}`;
-    case 'directory':
-    case 'file':
-      return r.path;
-    case 'unit':
-      return r.path;
-    case 'service':
-      return r.unit;
-    case 'network':
-      return r.name;
-    case 'node':
-      return 'node half';
-    case 'docker-image':
-    case 'store-image':
-      return `image ${r.reference}`;
-    case 'node-file':
-    case 'provider-file':
-      return r.path;
-    case 'registration':
-      return `registration with ${r.coreUrl}`;
-  }
-}
-
-/** The line uninstall's plan prints for removing a resource. */
-export function removalOf(r: Resource): string {
-  switch (r.kind) {
-    case 'account':
-      return `delete user ${r.name}`;
-    case 'membership':
-      return `remove ${r.user} from group ${r.group}`;
-    case 'service':
-      return `stop and disable ${r.unit}`;
-    case 'network':
-      return `remove network ${r.name}`;
-    case 'directory':
-      return r.removal === 'tree' ? `remove ${r.path}` : `remove ${r.path} when empty`;
-    default:
-      return `remove ${nameOf(r)}`;
-  }
-}
-
-/** The properties the journal keeps of a resource: what status compares, never content. */
-export function recordedProps(r: Resource): Record<string, string | number | boolean | null> {
-  switch (r.kind) {
-    case 'file':
-      return {
-        mode: r.mode,
-        ...(r.sha256 === undefined ? {} : { sha256: r.sha256 }),
-        ...(r.version === undefined ? {} : { version: r.version }),
-      };
-    case 'unit':
-      return r.sha256 === undefined ? {} : { sha256: r.sha256 };
-    case 'service':
-      return r.inputs === undefined ? {} : { inputs: r.inputs };
-    default:
-      return {};
-  }
-}

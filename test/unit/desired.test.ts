@@ -12,7 +12,7 @@ import {
   rootView,
   type DesiredInputs,
 } from '../../src/installation/desired.ts';
-import { nodeHalfDesired } from '../../src/installation/node-desired.ts';
+import { nodeHalfDesired } from '../../src/node/node-desired.ts';
 import { MANIFEST, nodeRequest } from './node-half-fixture.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 

@@ -1,11 +1,11 @@
 // The diffs of the resources the node half reconciles as oac-node (HOST-08): the Runtime image
 // in Docker, microsandbox's files, the image in the store, the provider file and the
 // registration. Each diff is pure (docs/design.md "Shape"): the resources come from the node half's
-// own desired value (src/installation/node-desired.ts) for a fixed request and manifest, the actuals
+// own desired value (src/node/node-desired.ts) for a fixed request and manifest, the actuals
 // are what each probe returns, refusals included (plan data, issue #23).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nodeHalfDesired } from '../../src/installation/node-desired.ts';
+import { nodeHalfDesired } from '../../src/node/node-desired.ts';
 import { parseProviderFile, providerFileDigest } from '../../src/node/provider-file.ts';
 import { dockerImageDriver } from '../../src/node/drivers/docker-image.ts';
 import { nodeFileDriver } from '../../src/node/drivers/node-file.ts';

@@ -60,7 +60,7 @@ test('issue #23 lint keeps each folder below those above it, and the leaf module
     ['src/resources/x.ts', '../node/register.ts', true],
     ['src/resources/x.ts', '../core/plan.ts', false],
     ['src/installation/x.ts', '../agent/run.ts', true],
-    ['src/agent/x.ts', '../installation/reconcile.ts', false],
+    ['src/agent/x.ts', '../installation/reconcile.ts', true], // issue #38 (was allowed)
     ['src/host/x.ts', '../core/step.ts', true],
     ['records/x.ts', '../src/installation/plan.ts', true],
     ['records/x.ts', '../src/host/host.ts', false],
@@ -68,6 +68,9 @@ test('issue #23 lint keeps each folder below those above it, and the leaf module
     ['installer/x.ts', '../uninstaller/uninstall.ts', true],
     ['src/layout.ts', './host/host.ts', true],
     ['src/cli/x.ts', '../../installer/install.ts', false],
+    // Issue #38: the node program takes nothing from the installation (the node library's).
+    ['src/agent/x.ts', '../installation/desired.ts', true],
+    ['src/agent/x.ts', '../node/node-desired.ts', false],
   ];
   for (const [file, spec, refusedThere] of cases) {
     const found = await refused(importing(spec), file);
@@ -87,6 +90,7 @@ test('issue #38 lint refuses a dynamic import and a type import across the layer
     ['src/node/x.ts', '../installation/desired.ts', /upward into installation\//],
     ['src/agent/x.ts', '../cli/main.ts', /upward into cli\//],
     ['uninstaller/x.ts', '../installer/install.ts', /upward into installer\//],
+    ['src/agent/x.ts', '../installation/prepare.ts', /upward into installation\//],
     ['src/core/x.ts', '../resources/resources.ts', /reconcile core imports no folder/],
     ['src/core/x.ts', '../layout.ts', /knows no installation/],
     ['src/host/x.ts', '../core/step.ts', /upward into core\//],

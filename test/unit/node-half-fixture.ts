@@ -1,4 +1,4 @@
-// Fixed inputs of the node half's desired value (src/installation/node-desired.ts): a release manifest
+// Fixed inputs of the node half's desired value (src/node/node-desired.ts): a release manifest
 // and `_prepare` requests, each parsed with the schema the node half parses them with (SEC-04),
 // so a fixture that drifts from the schema fails here rather than testing an impossible input.
 // Shared by the node half's diff tests and the golden test of the desired value.

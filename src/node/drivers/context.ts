@@ -21,7 +21,7 @@ export function prepareOf(ctx: NodeContext) {
   return { req, manifest, run, filesDir: stateFile(req.state_dir, 'files') };
 }
 
-/** The kinds the node half makes (src/installation/node-desired.ts lists them). */
+/** The kinds the node half makes (src/node/node-desired.ts lists them). */
 export type NodeKind =
   | 'directory'
   | 'network'

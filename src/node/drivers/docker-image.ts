@@ -6,6 +6,7 @@ import { installRuntimeImage } from '../node-files.ts';
 import { DockerApi } from '../../net/docker-api.ts';
 import type { Driver } from '../../resources/driver.ts';
 import { prepareOf, type NodeContext } from './context.ts';
+import { defineKind } from '../../resources/kind.ts';
 
 export const dockerImageDriver: Driver<'docker-image', { present: boolean }, NodeContext> = {
   async probe(r, { host }) {
@@ -29,3 +30,11 @@ export const dockerImageDriver: Driver<'docker-image', { present: boolean }, Nod
   },
   remove: (r) => Promise.resolve({ outcome: 'kept', detail: `image ${r.reference}` }),
 };
+
+/** The Runtime image in Docker as a kind (src/resources/kind.ts): the node half's, unrecorded. */
+export const dockerImageKind = defineKind({
+  kind: 'docker-image',
+  recorded: false,
+  driver: dockerImageDriver,
+  name: (r) => `image ${r.reference}`,
+});

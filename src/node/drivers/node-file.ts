@@ -7,6 +7,7 @@ import { isExecutableFile, setMode } from '../../host/files.ts';
 import type { Driver } from '../../resources/driver.ts';
 import { fileSha256, rememberSha256 } from '../../resources/drivers/file-digest.ts';
 import { prepareOf, type NodeContext } from './context.ts';
+import { defineKind } from '../../resources/kind.ts';
 
 export const nodeFileDriver: Driver<'node-file', { verified: boolean }, NodeContext> = {
   async probe(r, ctx) {
@@ -33,3 +34,11 @@ export const nodeFileDriver: Driver<'node-file', { verified: boolean }, NodeCont
   },
   remove: (r) => Promise.resolve({ outcome: 'skipped', detail: `${r.file} (goes with the state)` }),
 };
+
+/** A microsandbox file of the release as a kind (src/resources/kind.ts): unrecorded. */
+export const nodeFileKind = defineKind({
+  kind: 'node-file',
+  recorded: false,
+  driver: nodeFileDriver,
+  name: (r) => r.path,
+});

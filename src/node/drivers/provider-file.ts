@@ -11,6 +11,7 @@ import type { NodeContext } from './context.ts';
 import type { Driver } from '../../resources/driver.ts';
 import { parseProviderFile, providerFileDigest } from '../provider-file.ts';
 import { loadServing } from '../serving.ts';
+import { defineKind } from '../../resources/kind.ts';
 
 export interface ProviderFileActual {
   current: string | undefined;
@@ -56,3 +57,12 @@ function digestOf(text: string): string | undefined {
     return undefined;
   }
 }
+
+/** The provider file as a kind (src/resources/kind.ts): unrecorded (it lies in the state). */
+export const providerFileKind = defineKind({
+  kind: 'provider-file',
+  recorded: false,
+  driver: providerFileDriver,
+  perGeneration: () => false,
+  name: (r) => r.path,
+});

@@ -7,6 +7,7 @@ import { isRegistered, loadIdentity } from '../identity-store.ts';
 import { registerNode } from '../register.ts';
 import type { Driver } from '../../resources/driver.ts';
 import { prepareOf, type NodeContext } from './context.ts';
+import { defineKind } from '../../resources/kind.ts';
 
 interface RegistrationActual {
   registered: boolean;
@@ -48,3 +49,12 @@ export const registrationDriver: Driver<'registration', RegistrationActual, Node
 function trusted(pin: string | null): string {
   return pin === null ? "the host's trust store" : `the key ${pin}`;
 }
+
+/** The registration with Core as a kind (src/resources/kind.ts): unrecorded. */
+export const registrationKind = defineKind({
+  kind: 'registration',
+  recorded: false,
+  driver: registrationDriver,
+  perGeneration: () => false,
+  name: (r) => `registration with ${r.coreUrl}`,
+});

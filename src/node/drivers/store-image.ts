@@ -8,6 +8,7 @@ import { removeTree, unpackTarGz } from '../../host/archive.ts';
 import { lstatIfExists, removeFile } from '../../host/files.ts';
 import type { Driver } from '../../resources/driver.ts';
 import { prepareOf, type NodeContext } from './context.ts';
+import { defineKind } from '../../resources/kind.ts';
 
 export const storeImageDriver: Driver<'store-image', { present: boolean }, NodeContext> = {
   async probe(r, { host }) {
@@ -36,3 +37,11 @@ export const storeImageDriver: Driver<'store-image', { present: boolean }, NodeC
   remove: (r) =>
     Promise.resolve({ outcome: 'skipped', detail: `image ${r.reference} (goes with the store)` }),
 };
+
+/** The image in the microsandbox store as a kind (src/resources/kind.ts): unrecorded. */
+export const storeImageKind = defineKind({
+  kind: 'store-image',
+  recorded: false,
+  driver: storeImageDriver,
+  name: (r) => `image ${r.reference}`,
+});

@@ -6,6 +6,7 @@ import { oacError } from '../../messages.ts';
 import type { Driver } from '../driver.ts';
 import type { AccountResource } from '../resources.ts';
 import { refuse } from '../../core/step.ts';
+import { defineKind } from '../kind.ts';
 
 export interface AccountActual {
   byName: PasswdEntry | undefined;
@@ -49,3 +50,15 @@ export const accountDriver: Driver<'account', AccountActual> = {
 function hasShape(user: PasswdEntry, r: AccountResource): boolean {
   return user.uid === r.uid && user.home === r.home && /\/(nologin|false)$/.test(user.shell);
 }
+
+/** The node account as a kind (src/resources/kind.ts). */
+export const accountKind = defineKind({
+  kind: 'account',
+  recorded: true,
+  driver: accountDriver,
+  name: (r) => r.name,
+  label: (r) => `user ${r.name}`,
+  removal: (r) => `delete user ${r.name}`,
+  // What a kept resource needs of an account is its ownership; a rerun finishes the removal.
+  keptFor: (what) => `it owns ${what}; rerun to finish`,
+});

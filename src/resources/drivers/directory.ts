@@ -11,6 +11,7 @@ import type { Driver, DriverContext } from '../driver.ts';
 import type { DirectoryResource } from '../resources.ts';
 import { refuse, type StepResult } from '../../core/step.ts';
 import { runAsNode } from './as-node.ts';
+import { defineKind } from '../kind.ts';
 
 export interface DirectoryActual {
   exists: boolean;
@@ -111,3 +112,21 @@ function isRootsOwn(r: DirectoryResource): boolean {
 function octal(mode: number): string {
   return `0${mode.toString(8)}`;
 }
+
+/** A directory as a kind (src/resources/kind.ts). Provable without a record: the node state
+ *  that holds this installation's identity, and the program's directories while the program is
+ *  there (src/installation/provable.ts). */
+export const directoryKind = defineKind({
+  kind: 'directory',
+  recorded: true,
+  driver: directoryDriver,
+  name: (r) => r.path,
+  removal: (r) => (r.removal === 'tree' ? `remove ${r.path}` : `remove ${r.path} when empty`),
+  madeByNode: (r) => r.madeBy === 'node',
+  async provable(r, { host, layout }, proofs) {
+    if (r.path === layout.stateDir) return proofs.stateIsThisInstallation();
+    return (
+      layout.program.startsWith(`${r.path}/`) && (await host.lstat(layout.program)) !== undefined
+    );
+  },
+});

@@ -11,6 +11,7 @@ import { refuse, type StepResult } from '../../core/step.ts';
 import { fileSha256, rememberSha256 } from './file-digest.ts';
 import { envFileDigest, KEYED_DIGEST, readEnvFile } from '../../../records/env-file.ts';
 import { sha256 } from '../sha256.ts';
+import { defineKind, textProp } from '../kind.ts';
 
 export interface FileActual {
   exists: boolean;
@@ -157,3 +158,42 @@ async function secretDigest(ctx: DriverContext, r: FileResource): Promise<string
   const legacy = typeof r.sha256 === 'string' && !r.sha256.startsWith(KEYED_DIGEST);
   return legacy ? sha256(content) : envFileDigest(content);
 }
+
+/** A file as a kind (src/resources/kind.ts). The journal keeps its mode, digest and the
+ *  program's version; a marked file (oac-node on PATH) is provably ours while it holds its mark. */
+export const fileKind = defineKind({
+  kind: 'file',
+  recorded: true,
+  driver: fileDriver,
+  name: (r) => r.path,
+  recordedProps: (r) => ({
+    mode: r.mode,
+    ...(r.sha256 === undefined ? {} : { sha256: r.sha256 }),
+    ...(r.version === undefined ? {} : { version: r.version }),
+  }),
+  fromRecord(r, props) {
+    const version = textProp(props, 'version');
+    return {
+      ...r,
+      sha256: textProp(props, 'sha256'),
+      ...(version === undefined ? {} : { version }),
+      mode: typeof props.mode === 'number' ? props.mode : r.mode,
+    };
+  },
+  // Where the program is copied from differs between runs (its SHA-256 is compared); a secret
+  // file's content and keyed digest differ with every new key (the proxy settings are compared
+  // instead).
+  comparable(r) {
+    const { copyFrom: _from, ...rest } = r;
+    if (r.secret !== true) return rest;
+    const { content: _content, sha256: _sha256, ...kept } = rest;
+    return kept;
+  },
+  secret: (r) => r.secret === true,
+  wantedAbsent: (r) => r.sha256 === null,
+  version: (r) => r.version,
+  async provable(r, ctx) {
+    const found = await fileDriver.probe(r, ctx);
+    return found.exists && found.foreign !== true;
+  },
+});

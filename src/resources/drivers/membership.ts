@@ -3,6 +3,7 @@
 // status alike (they once disagreed).
 import { addToGroup, readGroups, readPasswd, removeFromGroup } from '../../host/accounts.ts';
 import type { Driver } from '../driver.ts';
+import { defineKind } from '../kind.ts';
 
 export interface MembershipActual {
   member: boolean;
@@ -37,3 +38,12 @@ export const membershipDriver: Driver<'membership', MembershipActual> = {
     return { outcome: 'removed', detail: `${r.user} from ${r.group}` };
   },
 };
+
+/** A group membership as a kind (src/resources/kind.ts). */
+export const membershipKind = defineKind({
+  kind: 'membership',
+  recorded: true,
+  driver: membershipDriver,
+  name: (r) => `${r.user} in ${r.group}`,
+  removal: (r) => `remove ${r.user} from group ${r.group}`,
+});

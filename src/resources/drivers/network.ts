@@ -11,6 +11,7 @@ import {
   DockerUnavailable,
 } from '../../net/docker-api.ts';
 import type { Driver } from '../driver.ts';
+import { defineKind } from '../kind.ts';
 
 export interface NetworkActual {
   exists: boolean;
@@ -93,3 +94,15 @@ function networkNotCreated(network: string, error: unknown): unknown {
     return oacError('docker_unavailable', {}, { cause: error });
   return error;
 }
+
+/** The node's Docker network as a kind (src/resources/kind.ts): the node half makes it, and
+ *  its label proves it ours without a record. */
+export const networkKind = defineKind({
+  kind: 'network',
+  recorded: true,
+  driver: networkDriver,
+  name: (r) => r.name,
+  removal: (r) => `remove network ${r.name}`,
+  madeByNode: () => true,
+  provable: async (r, ctx) => (await networkDriver.probe(r, ctx)).labelled,
+});

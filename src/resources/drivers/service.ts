@@ -16,6 +16,8 @@ import type { Host } from '../../host/host.ts';
 import type { Layout } from '../../layout.ts';
 import type { ServiceResource } from '../resources.ts';
 import { changes, type Action } from '../../core/step.ts';
+import { defineKind, textProp } from '../kind.ts';
+import { unitRunsThisProgram } from './unit.ts';
 
 /** Recorded in place of the digest just before a resource the service reads changes: a run
  *  killed before the restart still owes it (src/installation/reconcile.ts). */
@@ -127,3 +129,34 @@ function restartReason(
     return "it runs with an older unit, env file, program, group or pin of Core's key";
   return undefined;
 }
+
+/** The service as a kind (src/resources/kind.ts): ours without a record when its unit is. */
+export const serviceKind = defineKind({
+  kind: 'service',
+  recorded: true,
+  driver: serviceDriver,
+  name: (r) => r.unit,
+  removal: (r) => `stop and disable ${r.unit}`,
+  reads: (r) => r.reads,
+  missingAdvice: (r) => `see sudo journalctl -u ${r.unit}`,
+  recordedProps: (r): Record<string, string> =>
+    r.inputs === undefined ? {} : { inputs: r.inputs },
+  fromRecord: (r, props) => ({ ...r, inputs: textProp(props, 'inputs') }),
+  // The digest of what it read differs with every new env file key: plans compare the inputs.
+  comparable(r) {
+    const { inputs: _inputs, ...rest } = r;
+    return rest;
+  },
+  provable: (r, ctx) =>
+    unitRunsThisProgram(
+      {
+        kind: 'unit',
+        key: r.key,
+        title: r.title,
+        phase: r.phase,
+        unit: r.unit,
+        path: ctx.layout.unitPath,
+      },
+      ctx,
+    ),
+});

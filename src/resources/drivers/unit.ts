@@ -12,6 +12,10 @@ import { oacError } from '../../messages.ts';
 import type { Driver } from '../driver.ts';
 import { directoryKept } from './file.ts';
 import { sha256 } from '../sha256.ts';
+import { defineKind, textProp } from '../kind.ts';
+import type { DriverContext } from '../driver.ts';
+import type { UnitResource } from '../resources.ts';
+import { unitRunsProgram } from '../unit-file.ts';
 
 export interface UnitActual {
   exists: boolean;
@@ -103,3 +107,22 @@ export const unitDriver: Driver<'unit', UnitActual> = {
     return { outcome: 'removed', detail: r.path };
   },
 };
+
+/** The unit file at `r.path` runs this installation's program: the proof, without a record,
+ *  that the unit (and its service) are ours. */
+export async function unitRunsThisProgram(r: UnitResource, ctx: DriverContext): Promise<boolean> {
+  const found = await unitDriver.probe(r, ctx);
+  return found.text !== undefined && unitRunsProgram(found.text, ctx.layout);
+}
+
+/** The unit file as a kind (src/resources/kind.ts). */
+export const unitKind = defineKind({
+  kind: 'unit',
+  recorded: true,
+  driver: unitDriver,
+  name: (r) => r.path,
+  recordedProps: (r): Record<string, string> =>
+    r.sha256 === undefined ? {} : { sha256: r.sha256 },
+  fromRecord: (r, props) => ({ ...r, sha256: textProp(props, 'sha256') }),
+  provable: unitRunsThisProgram,
+});

@@ -5,21 +5,18 @@
 // the provider file and the registration. It reconciles these with the same loop and drivers as
 // root (src/installation/reconcile.ts), without a journal: root records what of it can be removed.
 import { dirname, join } from 'node:path';
-import type { NodeResource } from '../node/drivers/context.ts';
+import type { NodeResource } from './drivers/context.ts';
 import { NETWORK_LABEL, layout as layoutOf, parseInstallationId } from '../layout.ts';
 import type { DirectoryResource, NetworkResource } from '../resources/resources.ts';
-import { KEYS } from './keys.ts';
+import { KEYS } from '../resources/keys.ts';
+import type { KindModule } from '../resources/kind.ts';
+import { KINDS } from './kinds.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
-import { runtimeImageFile } from '../node/node-files.ts';
-import { dockerSocket, preparePaths, type PrepareContext } from '../node/prepare-context.ts';
-import {
-  MICROSANDBOX_KINDS,
-  fileOf,
-  storeImageDir,
-  storePaths,
-} from '../node/prepare-microsandbox.ts';
-import type { PrepareRequest } from '../node/prepare-request.ts';
-import { providerFileText } from '../node/provider-file-text.ts';
+import { runtimeImageFile } from './node-files.ts';
+import { dockerSocket, preparePaths, type PrepareContext } from './prepare-context.ts';
+import { MICROSANDBOX_KINDS, fileOf, storeImageDir, storePaths } from './prepare-microsandbox.ts';
+import type { PrepareRequest } from './prepare-request.ts';
+import { providerFileText } from './provider-file-text.ts';
 
 export type Provider = 'docker' | 'microsandbox';
 
@@ -149,8 +146,8 @@ export function generationResources(
   req: PrepareRequest,
   manifest: ReleaseManifest,
 ): NodeResource[] {
-  return nodeHalfDesired(req, manifest).filter(
-    (r) => r.kind !== 'provider-file' && r.kind !== 'registration',
+  return nodeHalfDesired(req, manifest).filter((r) =>
+    (KINDS[r.kind] as KindModule<NodeResource['kind']>).perGeneration(r),
   );
 }
 
