@@ -46,7 +46,7 @@ import {
   pendingAttempt,
   type Attempt,
 } from './upgrade.ts';
-import { unitRun } from '../src/host/systemd.ts';
+import { systemctlFailed, unitRun } from '../src/host/systemd.ts';
 import { VERSION } from '../src/version.ts';
 
 export interface InstallRequest extends InstallOptions {
@@ -242,8 +242,7 @@ async function stageForRollout(
 /** systemctl in its own session: a Ctrl-C at the terminal does not kill it half way. */
 async function systemctlAlone(host: Host, args: string[]): Promise<void> {
   const r = await host.run('systemctl', args, { newSession: true });
-  if (r.exitCode !== 0)
-    throw new Error(`systemctl ${args.join(' ')} failed: ${r.stderr.split('\n')[0] ?? ''}`);
+  if (r.exitCode !== 0) throw systemctlFailed(args, r);
 }
 
 async function recordRegisteredNode(ctx: InstallContext): Promise<void> {
@@ -405,6 +404,6 @@ function planOptionsOf(req: InstallRequest & { corePin: string | null }): PlanOp
 
 async function selfSha256(journal: Journal): Promise<string> {
   const sha256 = await journal.digests.sha256(process.execPath);
-  if (sha256 === undefined) throw new Error(`cannot read this program (${process.execPath})`);
+  if (sha256 === undefined) throw oacError('program_unreadable', { path: process.execPath });
   return sha256;
 }

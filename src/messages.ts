@@ -517,6 +517,18 @@ export const MESSAGES = {
     message: '{path} exists and is a directory, not a file',
     hint: 'Move it aside and run the command again.',
   },
+  account_tool_failed: {
+    message: '{command} failed (exit status {status}): {reason}',
+    hint: 'The account tools say why; check /etc/passwd, /etc/group and /etc/shadow (sudo pwck -r, sudo grpck -r) and that nothing else holds their lock, then run the command again: it continues where this run stopped.',
+  },
+  lock_failed: {
+    message: 'The installer lock {path} could not be taken: flock {reason}',
+    hint: "flock comes with util-linux on every Debian; check that it is installed and that /run/oac-node is root's, then run the command again.",
+  },
+  program_unreadable: {
+    message: 'This program cannot read itself ({path}), so it cannot be installed from here',
+    hint: 'Run the command again with the installer the one-line command keeps (sudo ~/.oac/node-bootstrap/<sha256>), or paste the line again.',
+  },
   not_a_directory: {
     message: '{path} exists and is not a directory (a link or a file)',
     hint: 'Move it aside and run the command again.',

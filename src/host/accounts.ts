@@ -1,6 +1,7 @@
 // Accounts and groups, read from the host's own files (so --root reads the scratch tree, as
 // useradd --prefix writes it) and changed only with the distribution's tools.
 import type { Host } from './host.ts';
+import { oacError } from '../messages.ts';
 
 export interface PasswdEntry {
   name: string;
@@ -76,9 +77,12 @@ export async function removeFromGroup(host: Host, user: string, group: string): 
   await must(host, 'gpasswd', args);
 }
 
+/** An account tool that fails is an operational failure with its own line (issue #38: it was
+ *  an internal error with a stack): the tool's first line of stderr says why. */
 async function must(host: Host, command: string, args: string[]): Promise<void> {
   const r = await host.run(command, args);
   if (r.exitCode !== 0) {
-    throw new Error(`${command} failed (${r.exitCode}): ${r.stderr.split('\n')[0] ?? ''}`);
+    const reason = (r.stderr.split('\n')[0] ?? '').trim().slice(0, 300) || 'it printed nothing';
+    throw oacError('account_tool_failed', { command, status: r.exitCode ?? 'none', reason });
   }
 }

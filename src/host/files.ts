@@ -17,6 +17,7 @@ import {
 } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { oacError } from '../messages.ts';
 
 export async function readIfExists(path: string): Promise<Buffer | undefined> {
   try {
@@ -97,18 +98,27 @@ async function makeDirectories(path: string, mode: number, parents = true): Prom
     await mkdir(path, { mode });
   } catch (error) {
     if (isCode(error, 'EEXIST') && (await lstatIfExists(path))?.isDirectory() === true) return;
+    // A file where a directory of ours belongs, here or above: one line naming it, not ENOTDIR.
+    if (isCode(error, 'ENOTDIR') || isCode(error, 'EEXIST'))
+      throw oacError('not_a_directory', { path: await firstNotDirectory(path) });
     if (!parents || !isCode(error, 'ENOENT') || dirname(path) === path) throw error;
     await makeDirectories(dirname(path), mode);
     await makeDirectories(path, mode, false);
   }
 }
 
+/** The path itself, or the nearest of its ancestors, that is there and is no directory. */
+async function firstNotDirectory(path: string): Promise<string> {
+  const found = await lstatIfExists(path).catch(() => undefined);
+  if (found !== undefined && !found.isDirectory()) return path;
+  return dirname(path) === path ? path : firstNotDirectory(dirname(path));
+}
+
 /** Creates a directory (and parents) with `mode`; an existing symlink in its place is refused. */
 export async function ensureDirectory(path: string, mode: number): Promise<'created' | 'exists'> {
   const found = await lstatIfExists(path);
   if (found !== undefined) {
-    if (!found.isDirectory())
-      throw Object.assign(new Error(`${path} exists and is not a directory`), { code: 'ENOTDIR' });
+    if (!found.isDirectory()) throw oacError('not_a_directory', { path });
     return 'exists';
   }
   await makeDirectories(path, mode);

@@ -14,6 +14,7 @@ import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isCode } from './files.ts';
 import { LockHeldError, processIdentity, type Release } from './lock.ts';
+import { oacError } from '../messages.ts';
 
 /** Why a lock's directory or file was refused: something we did not make is in the way. */
 export class UnsafeLockError extends Error {
@@ -34,7 +35,7 @@ export async function lockRootFile(path: string, options: { waitMs: number }): P
   await ensurePrivateDirectory(dirname(path));
   const handle = await openLockFile(path);
   try {
-    await flock(handle, Math.max(0, options.waitMs));
+    await flock(handle, path, Math.max(0, options.waitMs));
     await recordHolder(handle);
   } catch (error) {
     const holder = error instanceof LockHeldError ? await holderOf(handle) : undefined;
@@ -87,7 +88,7 @@ function refuseUnless(path: string, st: Stats, ok: (st: Stats) => boolean, reaso
   if ((st.mode & 0o022) !== 0) throw new UnsafeLockError(path, 'is writable by others');
 }
 
-function flock(handle: FileHandle, waitMs: number): Promise<void> {
+function flock(handle: FileHandle, lockPath: string, waitMs: number): Promise<void> {
   const wait = waitMs === 0 ? ['-n'] : ['-w', String(waitMs / 1000)];
   const child = spawn('flock', ['-x', ...wait, '-E', String(BUSY), '3'], {
     stdio: ['ignore', 'ignore', 'pipe', handle.fd],
@@ -96,11 +97,21 @@ function flock(handle: FileHandle, waitMs: number): Promise<void> {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
-    child.once('error', reject);
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        oacError('lock_failed', {
+          path: lockPath,
+          reason: `cannot run (${error.code ?? 'error'})`,
+        }),
+      ),
+    );
     child.once('close', (status) => {
       if (status === 0) resolve();
       else if (status === BUSY) reject(new LockHeldError(''));
-      else reject(new Error(`flock failed (${status}): ${stderr.trim()}`));
+      else {
+        const reason = `exit status ${status}${stderr.trim() === '' ? '' : `: ${stderr.trim()}`}`;
+        reject(oacError('lock_failed', { path: lockPath, reason: reason.slice(0, 300) }));
+      }
     });
   });
 }

@@ -1,6 +1,7 @@
 // systemd through systemctl. With --root only the offline verbs work (enable, disable,
 // is-enabled); starting and asking for activity needs the real manager (docs/e2e-hosts.md).
 import { oacError } from '../messages.ts';
+import type { OacError } from '../errors.ts';
 import type { Host } from './host.ts';
 
 export async function systemctl(
@@ -15,7 +16,14 @@ export async function systemctl(
  *  not reload) is the host's condition: one line with systemd's own last word, and a hint. */
 export async function mustSystemctl(host: Host, args: string[]): Promise<void> {
   const r = await systemctl(host, args);
-  if (r.exitCode === 0) return;
+  if (r.exitCode !== 0) throw systemctlFailed(args, r);
+}
+
+/** A systemctl that failed, as one line with systemd's own reason (REL-01). */
+export function systemctlFailed(
+  args: string[],
+  r: { exitCode?: number | null; stderr: string },
+): OacError {
   // systemctl says what it did first ("Created symlink …"), then why it failed, then where to
   // read more ("See system logs and 'systemctl status …' for details."): the hint says that.
   const said = r.stderr
@@ -23,7 +31,7 @@ export async function mustSystemctl(host: Host, args: string[]): Promise<void> {
     .map((line) => line.trim())
     .filter((line) => line !== '' && !/^See .* for details\.?$/.test(line));
   const reason = (said.at(-1) ?? `exit status ${r.exitCode}`).slice(0, 300);
-  throw oacError('systemctl_failed', { command: args.join(' '), reason });
+  return oacError('systemctl_failed', { command: args.join(' '), reason });
 }
 
 /** Whether units can be started here: a booted systemd and no --root. */

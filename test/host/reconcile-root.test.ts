@@ -278,6 +278,24 @@ test('UNI-02 issue #38 uninstall while Docker does not answer: the plan refuses 
   assert.equal(existsSync(join(root, names.journal)), false, 'the record is gone');
 });
 
+test('issue #38 REL-01 an account tool that fails is one line with its reason, not an internal error; the run after the cause is cleared converges', async () => {
+  // useradd refuses while another holds the account files' lock (a live PID in passwd.lock).
+  const lock = join(root, 'etc/passwd.lock');
+  writeFileSync(lock, String(process.pid));
+  await assert.rejects(
+    runRoot(),
+    (e: unknown) =>
+      e instanceof OacError &&
+      e.code === 'account_tool_failed' &&
+      /^useradd failed \(exit status 1\): useradd: .*lock/.test(e.message) &&
+      e.hint !== undefined,
+  );
+  rmSync(lock);
+  const again = await runRoot();
+  assert.equal(again.outcomes['account:oac-node'], 'created');
+  assert.equal((await runRoot()).report.changed, false, 'then unchanged');
+});
+
 test('DECL-03 a dry run lists what the real run does, and changes nothing', async () => {
   const initial = treeOf(root);
   const plan = await runRoot({}, true);

@@ -111,3 +111,19 @@ test('issue #38 lint refuses a dynamic import and a type import across the layer
     }
   }
 });
+
+test('issue #38 lint refuses `new Error(` in the product outside the files it allows, and leaves tests alone', async () => {
+  const bare = async (filePath: string) => {
+    const text = "export function f(): never {\n  throw new Error('useradd failed');\n}\n";
+    const [result] = await eslint.lintText(text, { filePath: `${root}${filePath}` });
+    assert.ok(result !== undefined, filePath);
+    return result.messages.filter((m) => m.ruleId === 'oac/no-bare-error');
+  };
+  for (const file of ['src/host/x.ts', 'installer/x.ts', 'uninstaller/x.ts', 'records/x.ts']) {
+    const found = await bare(file);
+    assert.equal(found.length, 1, file);
+    assert.match(found[0]?.message ?? '', /oacError\(code, values\)/);
+  }
+  assert.deepEqual(await bare('src/core/refusal.ts'), [], 'an allowed guard');
+  assert.deepEqual(await bare('test/unit/x.test.ts'), [], 'tests throw as they like');
+});
