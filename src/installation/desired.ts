@@ -235,11 +235,6 @@ function rootTail(layout: Layout, shape: Shape): RootResource[] {
   ];
 }
 
-/** What an install wants, in root's view (its plan's resources): every property filled in. */
-export function desired(inputs: DesiredInputs, node?: NodePartInputs): RootResource[] {
-  return rootView(installationDesired(inputs, node));
-}
-
 /** Root's resources with every property an install knows filled in. */
 function filled(resources: RootResource[], inputs: DesiredInputs): DesiredItem[] {
   const { layout } = inputs;

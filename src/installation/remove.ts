@@ -106,15 +106,6 @@ export function applyRemoval(
   );
 }
 
-/** Planned and applied at once (the stale resources of a rerun, a test's uninstall). */
-export async function removeAll(
-  resources: RootResource[],
-  ctx: RemovalContext,
-  options: RemoveOptions & ApplyOptions,
-): Promise<RunReport> {
-  return applyRemoval(await planRemoval(resources, ctx, options), ctx, options);
-}
-
 /** A resource of ours (owned, or intended by a run that stopped) whose state the probe could
  *  not learn: refused, so the plan stops before its first removal. */
 function unknownRemoval(

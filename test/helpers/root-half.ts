@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal } from '../../records/journal.ts';
-import { desired } from '../../src/installation/desired.ts';
+import { desired } from './desired.ts';
 import { sha256 } from '../../src/resources/sha256.ts';
 import { reconcile } from '../../src/installation/reconcile.ts';
 import { Host } from '../../src/host/host.ts';

@@ -12,7 +12,7 @@ import { after, afterEach, before, beforeEach, test } from 'node:test';
 import { nodeStatus } from '../../installer/status.ts';
 import { Journal } from '../../records/journal.ts';
 import { proxyEnvForNode, savedProxyEnv } from '../../records/proxy-settings.ts';
-import { desired } from '../../src/installation/desired.ts';
+import { desired } from '../helpers/desired.ts';
 import { isOacError } from '../../src/errors.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { Journal } from '../../records/journal.ts';
-import { desired } from '../../src/installation/desired.ts';
+import { desired } from '../helpers/desired.ts';
 import { sha256 } from '../../src/resources/sha256.ts';
 import type { EngineEvent } from '../../src/core/events.ts';
 import { reconcile } from '../../src/installation/reconcile.ts';

@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, afterEach, before, beforeEach, test } from 'node:test';
 import { Journal } from '../../records/journal.ts';
-import { desired } from '../../src/installation/desired.ts';
+import { desired } from '../helpers/desired.ts';
 import { sha256 } from '../../src/resources/sha256.ts';
 import { reconcile } from '../../src/installation/reconcile.ts';
 import { Host } from '../../src/host/host.ts';

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
+import { desired } from '../helpers/desired.ts';
 import {
-  desired,
   installationDesired,
   nodePart,
   resourceShape,

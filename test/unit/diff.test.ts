@@ -2,7 +2,7 @@
 // are the decisions install, rerun, --dry-run, status and uninstall all share (DECL-01…03).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { desired } from '../../src/installation/desired.ts';
+import { desired } from '../helpers/desired.ts';
 import { accountDriver } from '../../src/resources/drivers/account.ts';
 import { directoryDriver } from '../../src/resources/drivers/directory.ts';
 import { fileDriver } from '../../src/resources/drivers/file.ts';

@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { desired, KEYS } from '../../src/installation/desired.ts';
+import { KEYS } from '../../src/installation/desired.ts';
+import { desired } from '../helpers/desired.ts';
 import {
   isRecorded,
   kindOf,
