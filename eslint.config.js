@@ -137,8 +137,8 @@ const bareErrorAllowed = [
   'installer/one-liner.ts', // values were parsed before they are quoted
   'installer/preflight-findings.ts', // a stop comes after a finding
   'records/env-file.ts', // the key is ours, 64 hex digits
-  'src/cli/commands/install.ts', // a --plan-out dry run returns its plan
-  'src/cli/commands/uninstall.ts', // the same
+  'src/cli/install-output.ts', // a --plan-out dry run returns its plan
+  'src/cli/uninstall-output.ts', // the same
   'src/cli/completion-script.ts', // the words are ours
   'src/cli/main.ts', // a command table entry without its code
   'src/core/refusal.ts', // a refused plan has refusals

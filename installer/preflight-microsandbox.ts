@@ -17,7 +17,7 @@ import {
   importedImageDir,
   storeDirs,
 } from '../src/layout.ts';
-import type { InstallContext } from './context.ts';
+import type { InstallContext } from './install-context.ts';
 import type { Findings } from './preflight-findings.ts';
 import {
   checkCapacity,

@@ -15,7 +15,7 @@ import { DockerApi, type DockerInfo } from '../src/net/docker-api.ts';
 import { runtimeImageFile } from '../src/node/node-files.ts';
 import { releaseManifest } from './release.ts';
 import { DOCKER_SOCKET, PROVIDER_GROUPS, NODE_HOME } from '../src/layout.ts';
-import type { InstallContext } from './context.ts';
+import type { InstallContext } from './install-context.ts';
 import {
   checkCapacity,
   checkDisk,

@@ -5,7 +5,7 @@ import { fetchManifest, releaseOf } from '../src/node/node-files.ts';
 import { verifyBundle } from '../src/bundle/bundle.ts';
 import type { NodeConfiguration } from '../src/net/core-schemas.ts';
 import type { ReleaseManifest } from '../src/net/release-manifest.ts';
-import type { InstallContext } from './context.ts';
+import type { InstallContext } from './install-context.ts';
 
 export async function releaseManifest(
   ctx: InstallContext,

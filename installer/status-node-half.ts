@@ -7,7 +7,7 @@
 import type { Journal } from '../records/journal.ts';
 import type { RegisteredIdentity } from '../src/node/identity-store.ts';
 import { KEYS } from '../src/installation/desired.ts';
-import type { InstallContext } from '../src/installation/context.ts';
+import type { InstallContext } from '../src/installation/root-context.ts';
 import { nodeHalfDriver, type NodeHalfStep } from '../src/installation/node-half.ts';
 import { readServingGeneration } from '../src/installation/node-state.ts';
 import type { NodeHalfResource } from '../src/resources/resources.ts';

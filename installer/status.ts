@@ -4,8 +4,8 @@
 // not empty is drift, named with what differs and what to do (docs/design.md "Records": the host
 // wins, the difference is reported). Read-only.
 import { readJournal, type JournalResource } from '../records/journal.ts';
-import type { RootContext } from '../src/installation/context.ts';
-import { plan } from '../src/installation/plan.ts';
+import type { RootContext } from '../src/installation/root-context.ts';
+import { plan } from '../src/installation/root-plan.ts';
 import type { ServiceActual } from '../src/resources/drivers/service.ts';
 import { readNodeIdentityFor } from '../src/installation/node-state.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';

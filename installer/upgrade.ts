@@ -10,11 +10,11 @@
 import type { Journal, JournalResource } from '../records/journal.ts';
 import { changes } from '../src/core/step.ts';
 import { KEYS } from '../src/installation/desired.ts';
-import type { Plan } from '../src/installation/plan.ts';
+import type { Plan } from '../src/installation/root-plan.ts';
 import { oacError } from '../src/messages.ts';
 import { RESTART_OWED } from '../src/resources/drivers/service.ts';
 import { mustSystemctl } from '../src/host/systemd.ts';
-import type { InstallContext } from './context.ts';
+import type { InstallContext } from './install-context.ts';
 import type { FileActual } from '../src/resources/drivers/file.ts';
 import { sha256FileIfExists } from '../src/host/files.ts';
 import { isVersion } from '../src/version.ts';

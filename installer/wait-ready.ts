@@ -10,7 +10,7 @@ import { CoreClient } from '../src/net/core-client.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import type { StoredIdentity } from '../src/node/identity-store.ts';
 import { readNodeIdentityFor, readServingGeneration } from '../src/installation/node-state.ts';
-import type { InstallContext } from './context.ts';
+import type { InstallContext } from './install-context.ts';
 import { unitRun } from '../src/host/systemd.ts';
 
 /** Core is asked again after 150 ms, then twice as long each time up to a second: a node that

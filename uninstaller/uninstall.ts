@@ -6,7 +6,7 @@
 // dry run shows every step and the refusal, and a real run changes nothing. It can be rerun
 // until it completes.
 import { Journal, listJournals, type JournalData } from '../records/journal.ts';
-import { withInstallerLock } from '../records/lock.ts';
+import { withInstallerLock } from '../records/installer-lock.ts';
 import {
   checkSavedPlan,
   digestOf,
@@ -45,7 +45,7 @@ import { CoreClient } from '../src/net/core-client.ts';
 import { CoreError } from '../src/net/core-errors.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { proxyEnvForNode } from '../records/proxy-settings.ts';
-import { provableOwnership } from './provable.ts';
+import { provableOwnership } from './unrecorded.ts';
 
 export interface UninstallRequest {
   root: string;

@@ -8,7 +8,7 @@
 // A manually registered node serves only its registration's configuration: it prepares nothing,
 // and Core shows it "Node software incompatible".
 import { dirname } from 'node:path';
-import type { NodeContext } from '../node/drivers/context.ts';
+import type { NodeContext } from '../node/drivers/node-context.ts';
 import type { EngineEvent } from '../core/events.ts';
 import { reconcileNode } from '../node/reconcile.ts';
 import { Host } from '../host/host.ts';

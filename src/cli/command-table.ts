@@ -1,7 +1,10 @@
 // The commands, each with the loader of its code (src/cli/main.ts, and completion).
 // Each command's code is loaded only when it is the one to run (issue #13: `--help` and
 // `--version` pay for no installer, no node program, no HTTP client). `--help` lists the
-// commands from this table; a command's own options come with its module.
+// commands from this table; a command's own options come with its module. A command module
+// (src/cli/commands/<verb>.ts) is named after its verb, as the one module that does the work
+// is (installer/install.ts, uninstaller/uninstall.ts, src/agent/run.ts …): it parses, calls that,
+// and renders (test/unit/file-names.test.ts).
 type Loader = () => Promise<object>;
 export const COMMAND_TABLE: ReadonlyArray<{ name: string; load: Loader }> = [
   { name: 'install', load: () => import('./commands/install.ts').then((m) => m.installCommand) },

@@ -2,6 +2,8 @@
 // host, a pure `diff` turns desired and actual into an action, `apply` makes the host match,
 // `remove` takes the resource away. Generic over the resource, what the probe finds and the
 // context the caller hands every call: the core knows no kind, no host and no journal.
+// The same role as src/resources/driver.ts one layer down: this is the generic shape, that the
+// domain's contexts and typing of it (a parallel pair, test/unit/file-names.test.ts).
 import type { Action, Refusal, StepResult } from './step.ts';
 
 /** What the core needs of a resource: its kind (which driver), a key unique in a plan, and the

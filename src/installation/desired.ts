@@ -18,8 +18,8 @@ import {
 } from '../layout.ts';
 import { envFileDigest, renderEnvFile } from '../../records/env-file.ts';
 import type { DirectoryResource, ServiceResource } from '../resources/resources.ts';
-import type { RootResource } from './context.ts';
-import type { NodeResource } from '../node/drivers/context.ts';
+import type { RootResource } from './root-context.ts';
+import type { NodeResource } from '../node/drivers/node-context.ts';
 import type { PrepareRequest } from '../node/prepare-request.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
 import { KEYS } from '../resources/keys.ts';

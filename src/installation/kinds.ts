@@ -1,4 +1,4 @@
-// Every resource kind by name (issue #38): the registry of the node library (src/node/kinds.ts)
+// Every resource kind by name (issue #38): the registry of the node library (src/node/kind-registry.ts)
 // and the installation's own node step (src/installation/node-half.ts). What a plan, the
 // journal, status, saved plans and uninstall need to know of a resource they ask its kind here,
 // never by testing which kind it is.
@@ -6,7 +6,7 @@ import type { Driver as CoreDriver } from '../core/driver.ts';
 import type { DriverContext } from '../resources/driver.ts';
 import type { KindModule, Props } from '../resources/kind.ts';
 import type { Kind, RecordedResource, Resource, ResourceOf } from '../resources/resources.ts';
-import { KINDS } from '../node/kinds.ts';
+import { KINDS } from '../node/kind-registry.ts';
 import { nodeStepKind } from './node-half.ts';
 
 type Registry = { readonly [K in Kind]: KindModule<K> };

@@ -5,9 +5,9 @@
 // node account could not write. Each is a refusal of the plan, found before the first write.
 import { refuse, type Action } from '../core/step.ts';
 import { oacError } from '../messages.ts';
-import type { NodeResource } from '../node/drivers/context.ts';
+import type { NodeResource } from '../node/drivers/node-context.ts';
 import { NO_PRIVILEGES } from '../resources/drivers/as-node.ts';
-import type { InstallContext } from './context.ts';
+import type { InstallContext } from './root-context.ts';
 import { NODE_HOME } from '../layout.ts';
 
 export interface FirstStep {

@@ -15,7 +15,7 @@ import { selfCommand } from '../host/self.ts';
 import { DOCKER_SOCKET, NODE_HOME, NODE_UID, NODE_USER } from '../layout.ts';
 import { KEYS } from './desired.ts';
 import type { Driver } from '../resources/driver.ts';
-import type { InstallContext, NodeHalfInputs } from './context.ts';
+import type { InstallContext, NodeHalfInputs } from './root-context.ts';
 import { NO_PRIVILEGES } from '../resources/drivers/as-node.ts';
 import { PROGRESS_PHASES, type EngineEvent } from '../core/events.ts';
 import { interruptedError } from '../core/interrupted.ts';

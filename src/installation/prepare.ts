@@ -2,7 +2,7 @@
 // terminal (HOST-08). It reads the release manifest, computes its desired state
 // (node-desired.ts) and reconciles it with the same loop and drivers as root; events go to
 // stdout as NDJSON for the installer to render.
-import type { NodeContext } from '../node/drivers/context.ts';
+import type { NodeContext } from '../node/drivers/node-context.ts';
 import type { Emit } from '../core/events.ts';
 import { reconcileNode } from '../node/reconcile.ts';
 import type { RunReport } from '../core/apply.ts';

@@ -2,7 +2,7 @@
 // installation's program, its program and proxy settings (named for it, in root-only
 // directories), the program's directories while the program is there, the node state holding
 // this installation's identity, and the Docker network carrying its label. Each proof is its
-// driver's probe. Uninstall without a journal removes exactly these (uninstaller/provable.ts);
+// driver's probe. Uninstall without a journal removes exactly these (uninstaller/unrecorded.ts);
 // a rerun that lost its journal records them as owned, not adopted, so that a later uninstall
 // still removes them. The account, its home, its groups and a microsandbox store cannot be told
 // apart from ones that were there before.

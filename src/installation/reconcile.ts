@@ -4,15 +4,17 @@
 // creation; a resource this run (or a killed run of this installation) created is `owned`, one
 // that was there before is `adopted`. Resources the node half makes are intended in one write
 // just before it runs and recorded in one after, from what is then on the host.
+// The same role as src/node/reconcile.ts for the other half (a parallel pair,
+// test/unit/file-names.test.ts).
 import { applySteps, type ApplyOptions, type Applier, type RunReport } from '../core/apply.ts';
-import type { InstallContext, RootContext } from './context.ts';
+import type { InstallContext, RootContext } from './root-context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
 import type { RecordedResource } from '../resources/resources.ts';
 import { isRecorded, kindOf, nameOf, recordedProps } from './kinds.ts';
 import { KEYS } from '../resources/keys.ts';
 import { changes, type Action, type StepResult } from '../core/step.ts';
 import type { Journal, Ownership } from '../../records/journal.ts';
-import { plan, type Plan, type PlanOptions, type PlannedStep } from './plan.ts';
+import { plan, type Plan, type PlanOptions, type PlannedStep } from './root-plan.ts';
 import { RESTART_OWED } from '../resources/drivers/service.ts';
 
 export type { RunReport, StepReport } from '../core/apply.ts';

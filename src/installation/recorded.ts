@@ -4,7 +4,7 @@
 import type { JournalData } from '../../records/journal.ts';
 import type { Layout } from '../layout.ts';
 import { KEYS, resourceShape } from './desired.ts';
-import type { RootResource } from './context.ts';
+import type { RootResource } from './root-context.ts';
 import { kindOf } from './kinds.ts';
 
 const MEMBERSHIP_PREFIX = KEYS.membership('');

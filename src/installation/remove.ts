@@ -9,7 +9,7 @@ import { applySteps, type ApplyOptions, type RunReport } from '../core/apply.ts'
 import type { Driver } from '../core/driver.ts';
 import { planSteps, type Plan, type PlannedStep as CoreStep } from '../core/plan.ts';
 import { refuse, type Action, type Refusal } from '../core/step.ts';
-import type { RootContext } from './context.ts';
+import type { RootContext } from './root-context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
 import { isRecorded, kindOf, removalOf } from './kinds.ts';
 

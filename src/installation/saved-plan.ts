@@ -11,7 +11,7 @@ import * as z from 'zod';
 import type { JournalData } from '../../records/journal.ts';
 import { canonicalJson } from '../canonical-json.ts';
 import type { EngineEvent } from '../core/events.ts';
-import type { Plan } from './plan.ts';
+import type { Plan } from './root-plan.ts';
 import type { Resource } from '../resources/resources.ts';
 import { kindOf } from './kinds.ts';
 import { ACTION_KINDS } from '../core/step.ts';

@@ -4,7 +4,7 @@
 // Found under the state directory the run was given (root's request, the node's --state-dir):
 // under --root that is inside the root, where layout(id) would name this host's own (#23).
 import { DigestIndex, digestRecordSchema } from '../host/digest-index.ts';
-import type { NodeContext } from './drivers/context.ts';
+import type { NodeContext } from './drivers/node-context.ts';
 import { lstatIfExists } from '../host/files.ts';
 import type { Host } from '../host/host.ts';
 import { parseJsonWith } from '../json-file.ts';

@@ -5,12 +5,12 @@
 // the provider file and the registration. It reconciles these with the same loop and drivers as
 // root (src/installation/reconcile.ts), without a journal: root records what of it can be removed.
 import { dirname, join } from 'node:path';
-import type { NodeResource } from './drivers/context.ts';
+import type { NodeResource } from './drivers/node-context.ts';
 import { NETWORK_LABEL, layout as layoutOf, parseInstallationId } from '../layout.ts';
 import type { DirectoryResource, NetworkResource } from '../resources/resources.ts';
 import { KEYS } from '../resources/keys.ts';
 import type { KindModule } from '../resources/kind.ts';
-import { KINDS } from './kinds.ts';
+import { KINDS } from './kind-registry.ts';
 import type { ReleaseManifest } from '../net/release-manifest.ts';
 import { runtimeImageFile } from './node-files.ts';
 import { dockerSocket, preparePaths, type PrepareContext } from './prepare-context.ts';

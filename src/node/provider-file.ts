@@ -1,5 +1,7 @@
 // The provider file (`--config`) of the node program: the fields the guide lists, parsed with
 // one schema (SEC-04). Every violation is reported with its field path, then one exit.
+// Its kind's module is src/node/drivers/provider-file.ts (a parallel pair,
+// test/unit/file-names.test.ts).
 import { parseOwnJson } from '../json-file.ts';
 import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';

@@ -1,9 +1,11 @@
 // The node half's reconcile (HOST-08): the core's plan and apply (src/core/) over the node
 // half's resources, as the node account, with no journal of its own (root records what it made,
 // src/installation/reconcile.ts). `oac-node _prepare` and the rollout both run it.
+// The same role as src/installation/reconcile.ts for root's half (a parallel pair,
+// test/unit/file-names.test.ts).
 import { applySteps, type ApplyOptions, type RunReport } from '../core/apply.ts';
 import { planSteps } from '../core/plan.ts';
-import type { NodeContext } from './drivers/context.ts';
+import type { NodeContext } from './drivers/node-context.ts';
 import { nodeDriverOf, type NodeResource } from './drivers/index.ts';
 
 export async function reconcileNode(

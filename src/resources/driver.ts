@@ -1,6 +1,8 @@
 // The drivers' context and type for this installation's resource kinds (the shape itself is the
 // core's, src/core/driver.ts). Install, rerun, dry-run, status and uninstall all go through
 // them, so each resource kind is probed in exactly one place.
+// The same role as src/core/driver.ts one layer up (a parallel pair,
+// test/unit/file-names.test.ts).
 import type { Journal } from '../../records/journal.ts';
 import type { DigestIndex } from '../host/digest-index.ts';
 import type { Host } from '../host/host.ts';
@@ -10,8 +12,8 @@ import type { Kind, ResourceOf } from './resources.ts';
 import type { Driver as CoreDriver } from '../core/driver.ts';
 
 /** What every driver is given, whichever half runs it. Each half's context adds its own
- *  (src/installation/context.ts: root's, with the journal and the node half's inputs;
- *  src/node/drivers/context.ts: the node half's, with its request and release). */
+ *  (src/installation/root-context.ts: root's, with the journal and the node half's inputs;
+ *  src/node/drivers/node-context.ts: the node half's, with its request and release). */
 export interface DriverContext {
   host: Host;
   layout: Layout;

@@ -3,7 +3,7 @@
 // journal keeps of it and how the recorded value comes back, how saved plans compare it, whether
 // its content is secret, and how it is proved this installation's without a record. Each kind's
 // module (src/resources/drivers/<kind>.ts, src/node/drivers/<kind>.ts, the node step in
-// src/installation/node-half.ts) defines one; the registry (src/node/kinds.ts, with the node
+// src/installation/node-half.ts) defines one; the registry (src/node/kind-registry.ts, with the node
 // step in src/installation/kinds.ts) is the only list of them, and nothing else asks which kind
 // a resource is.
 import type { Driver as CoreDriver } from '../core/driver.ts';
@@ -23,7 +23,7 @@ export interface KindModule<K extends Kind> {
   readonly kind: K;
   /** The journal records it (root's resources); the node half's own live in what root records. */
   readonly recorded: boolean;
-  /** Each half calls it with its own context (src/installation/kinds.ts, src/node/kinds.ts). */
+  /** Each half calls it with its own context (src/installation/kinds.ts, src/node/kind-registry.ts). */
   readonly driver: CoreDriver<ResourceOf<K>, unknown, never>;
   /** One line naming it: the journal's `name`, status, messages. */
   name(r: ResourceOf<K>): string;

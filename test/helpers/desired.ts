@@ -6,7 +6,7 @@ import {
   rootView,
   type DesiredInputs,
 } from '../../src/installation/desired.ts';
-import type { RootResource } from '../../src/installation/context.ts';
+import type { RootResource } from '../../src/installation/root-context.ts';
 
 export function desired(inputs: DesiredInputs): RootResource[] {
   return rootView(installationDesired(inputs));

@@ -19,7 +19,7 @@ import { addSystemUser } from '../../src/host/accounts.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { uninstall } from '../../uninstaller/uninstall.ts';
-import { outcomeLines } from '../../src/cli/commands/uninstall.ts';
+import { outcomeLines } from '../../src/cli/uninstall-output.ts';
 import { nodeStatus } from '../../installer/status.ts';
 import { CORE, ENV_KEY, ID, names, rootHalf as rootHalfOf } from '../helpers/root-half.ts';
 import { makeScratchRoot, treeDiff, treeOf } from '../helpers/scratch-root.ts';

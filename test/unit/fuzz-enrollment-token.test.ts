@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { tokenFromStdin } from '../../src/cli/commands/install.ts';
+import { tokenFromStdin } from '../../src/cli/install-inputs.ts';
 import { EXIT, isOacError } from '../../src/errors.ts';
 import { Redactor } from '../../src/redact.ts';
 import { ALNUM, charsOf, check, hostileString, mutatedText, outcome } from './fuzz-support.ts';

@@ -8,7 +8,7 @@ import { SCHEMA_DIR, schemaTexts } from '../../scripts/json-schema.ts';
 import { JSON_EVENTS } from '../../src/cli/json-schemas.ts';
 import { startEvent } from '../../src/cli/json-contract.ts';
 import { errorEvent } from '../../src/cli/error-event.ts';
-import { summaryOf } from '../../src/cli/commands/install.ts';
+import { summaryOf } from '../../src/cli/install-output.ts';
 import { parseInstallationId } from '../../src/layout.ts';
 import { oacError } from '../../src/messages.ts';
 import { jsonRenderer } from '../../src/ui/render-events.ts';

@@ -1,5 +1,5 @@
 // Issue #38 item 4: what one resource kind is lives in its own module (src/resources/kind.ts),
-// and the registry (src/node/kinds.ts, src/installation/kinds.ts) is the one list of them. Each
+// and the registry (src/node/kind-registry.ts, src/installation/kinds.ts) is the one list of them. Each
 // kind's description is checked here against an install's real desired value; the drivers'
 // diffs have their own tables (test/unit/diff.test.ts, diff-node-half.test.ts).
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ import {
 } from '../../src/installation/kinds.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import type { Kind, Resource } from '../../src/resources/resources.ts';
-import { KINDS } from '../../src/node/kinds.ts';
+import { KINDS } from '../../src/node/kind-registry.ts';
 
 const names = layout(parseInstallationId('inst-1'));
 const wanted = (proxyEnv: Record<string, string> = {}) =>

@@ -62,7 +62,7 @@ test('issue #23 lint keeps each folder below those above it, and the leaf module
     ['src/installation/x.ts', '../agent/run.ts', true],
     ['src/agent/x.ts', '../installation/reconcile.ts', true], // issue #38 (was allowed)
     ['src/host/x.ts', '../core/step.ts', true],
-    ['records/x.ts', '../src/installation/plan.ts', true],
+    ['records/x.ts', '../src/installation/root-plan.ts', true],
     ['records/x.ts', '../src/host/host.ts', false],
     ['uninstaller/x.ts', '../installer/install.ts', true],
     ['installer/x.ts', '../uninstaller/uninstall.ts', true],

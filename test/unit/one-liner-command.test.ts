@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { renderInstallCommand, renderUninstallCommand } from '../../installer/one-liner.ts';
-import { printCommand, readToken } from '../../src/cli/commands/command.ts';
+import { printCommand, readToken } from '../../src/cli/print-line.ts';
 import { UsageError } from '../../src/errors.ts';
 import { installerSumsUrl, parseInstallerSha256 } from '../../src/net/installer-checksum.ts';
 

@@ -11,15 +11,10 @@ import { oacError } from '../../messages.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
 import { checkpointRootArg, nameArg, parseTimeout, timeoutOption } from '../options.ts';
-import {
-  corePinArg,
-  openBundle,
-  proxyEnvOfThisRun,
-  runInstall,
-  tokenOfThisRun,
-} from './install.ts';
+import { corePinArg, openBundle, proxyEnvOfThisRun, tokenOfThisRun } from '../install-inputs.ts';
+import { runInstall } from '../install-output.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
-import { runUninstallWith } from './uninstall.ts';
+import { runUninstallWith } from '../uninstall-output.ts';
 import { comment } from '../examples.ts';
 
 interface ApplyArgs {
@@ -43,7 +38,7 @@ export const applyCommand: CommandModule<object, ApplyArgs> = {
         ),
         '',
       )
-      .example('sudo $0 apply /root/node.plan < /dev/null', '') as unknown as Argv<ApplyArgs>,
+      .example('sudo $0 apply /root/node.plan < /dev/null', ''),
   handler: async (argv) => {
     // PRE-01: root before the token is read or anything changes.
     if (process.getuid?.() !== 0) throw oacError('not_root');

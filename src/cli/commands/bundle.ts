@@ -55,7 +55,7 @@ export const bundleCommand: CommandModule<object, BundleArgs> = {
           '    --out oac-node-0.1.0.bundle',
         ].join('\n'),
         '',
-      ) as unknown as Argv<BundleArgs>,
+      ),
   handler: async (argv) => {
     const consoleUrl = parseServiceUrl(argv['console-url'], 'The console URL', EXIT.usage);
     const out = resolve(pathArg('--out', argv.out));

@@ -26,10 +26,7 @@ export const completionCommand: CommandModule<object, CompletionArgs> = {
       .example(comment('Complete oac-node in this shell'), '')
       .example('source <($0 completion)', '')
       .example(comment('For every bash on this host'), '')
-      .example(
-        '$0 completion bash > /etc/bash_completion.d/oac-node',
-        '',
-      ) as unknown as Argv<CompletionArgs>,
+      .example('$0 completion bash > /etc/bash_completion.d/oac-node', ''),
   handler: async (argv) => {
     const shell = argv.shell ?? (/zsh$/.test(process.env.SHELL ?? '') ? 'zsh' : 'bash');
     const spec = await completionSpec();

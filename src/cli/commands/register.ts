@@ -49,7 +49,7 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
           '    --enrollment-token-file /var/lib/oac/enrollment-token',
         ].join('\n'),
         '',
-      ) as unknown as Argv<RegisterArgs>,
+      ),
   handler: async (argv) => {
     const origin = coreUrlArg(argv['core-url']);
     const corePin = argv['core-pin'] === undefined ? null : parseCorePin(argv['core-pin'], origin);

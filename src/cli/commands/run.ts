@@ -28,7 +28,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         describe: "The node's state directory",
       })
       // Hidden: tests shorten the ~10 s heartbeat so that a fix shows within a second.
-      .option('heartbeat-seconds', { type: 'number', hidden: true }) as unknown as Argv<RunArgs>,
+      .option('heartbeat-seconds', { type: 'number', hidden: true }),
   handler: async (argv) => {
     // A rollout downloads the next generation's files in this process: the same peak memory
     // limit as the installer's _prepare (issue #13: <= 100 MB wherever a download runs).

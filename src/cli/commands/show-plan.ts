@@ -9,7 +9,7 @@ import { printable } from '../../ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { startEvent } from '../json-contract.ts';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
-import { summaryOf } from './install.ts';
+import { summaryOf } from '../install-output.ts';
 
 interface ShowPlanArgs {
   file?: string;
@@ -26,7 +26,7 @@ export const showPlanCommand: CommandModule<object, ShowPlanArgs> = {
         type: 'boolean',
         default: false,
         describe: 'Print NDJSON events',
-      }) as unknown as Argv<ShowPlanArgs>,
+      }),
   handler: async (argv) => {
     const plan = await readPlanFile(argv.file ?? '');
     const write = (text: string) => process.stdout.write(text);

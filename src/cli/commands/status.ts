@@ -39,7 +39,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       .example(comment('The installation this host records: drift, the service, Core'), '')
       .example('sudo $0 status', '')
       .example(comment('For a script: one JSON document; the exit status says which problem'), '')
-      .example('sudo $0 status --json', '') as unknown as Argv<StatusArgs>,
+      .example('sudo $0 status --json', ''),
   handler: async (argv) => {
     const named = argv['installation-id'];
     if (named !== undefined) parseInstallationId(named); // a usage error first, as root or not

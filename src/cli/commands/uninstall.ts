@@ -1,25 +1,13 @@
-import { COMMAND_SUMMARIES } from '../summaries.ts';
+// `oac-node uninstall`: parses, calls the uninstall, renders (src/cli/uninstall-output.ts).
 import type { Argv, CommandModule } from 'yargs';
-import {
-  uninstall,
-  type UninstallRequest,
-  type UninstallResult,
-} from '../../../uninstaller/uninstall.ts';
-import { writePlanFile } from '../../installation/plan-file.ts';
-import { PLAN_FORMAT, shownEvents } from '../../installation/saved-plan.ts';
-import type { EngineEvent } from '../../core/events.ts';
-import { ExitStatus, EXIT } from '../../errors.ts';
+import { COMMAND_SUMMARIES } from '../summaries.ts';
+import { runUninstallWith } from '../uninstall-output.ts';
+import { EXIT } from '../../errors.ts';
 import { pathArg } from '../options.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { oacError } from '../../messages.ts';
 import { Host } from '../../host/host.ts';
 import { namedOrRecordedId } from '../recorded-installation.ts';
-import { printable } from '../../ui/printable.ts';
-import { planSavedLine } from '../../ui/plan-saved.ts';
-import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
-import { startEvent } from '../json-contract.ts';
-import { errorEvent } from '../error-event.ts';
-import { interruptOnSignals } from '../interrupt.ts';
 import { comment } from '../examples.ts';
 
 interface UninstallArgs {
@@ -48,84 +36,6 @@ export async function runUninstall(argv: UninstallArgs): Promise<void> {
     ...(planOut === undefined ? {} : { planOut: true }),
   };
   await runUninstallWith(request, { json: argv.json, quiet: argv.quiet, planOut });
-}
-
-/** An uninstall (or `apply` of a saved uninstall plan) with its output. */
-export async function runUninstallWith(
-  request: Omit<UninstallRequest, 'signal'>,
-  flags: { json: boolean; quiet?: boolean; planOut?: string },
-): Promise<void> {
-  const write = (text: string) => process.stdout.write(text);
-  const dryRun = request.dryRun;
-  const render = flags.json
-    ? jsonRenderer(write)
-    : plainRenderer(write, dryRun, Date.now, flags.quiet === true);
-  const shown: EngineEvent[] = [];
-  const emit = (event: EngineEvent) => {
-    if (flags.planOut !== undefined) shown.push(event);
-    render(event);
-  };
-  if (flags.json) jsonRenderer(write)(startEvent('uninstall', dryRun));
-  const interruption = interruptOnSignals();
-  const result = await uninstall({ ...request, signal: interruption.signal }, emit)
-    .catch((error: unknown) => {
-      if (flags.json) jsonRenderer(write)(errorEvent(error));
-      throw error;
-    })
-    .finally(interruption.release);
-  const { report, kept } = result;
-  if (flags.planOut !== undefined) {
-    if (result.plan === undefined) throw new Error('a dry run with --plan-out returns its plan');
-    await writePlanFile(flags.planOut, {
-      format: PLAN_FORMAT,
-      command: 'uninstall',
-      created_at: new Date().toISOString(),
-      options: { installation_id: request.installationId, force: request.force },
-      steps: result.plan.steps,
-      changed: report.changed,
-      fingerprint: result.plan.fingerprint,
-      events: shownEvents(shown),
-      kept,
-    });
-  }
-  if (flags.json)
-    jsonRenderer(write)({
-      type: 'summary',
-      changed: report.changed,
-      kept,
-      recorded: result.recorded,
-    });
-  else {
-    // The other IDs come from the records' contents (root's files, but SEC-09 all the same).
-    for (const line of outcomeLines(request.installationId, result, dryRun))
-      write(`${printable(line)}\n`);
-    // A kept line may name the node's image (its provider file is the node's to write: SEC-09).
-    for (const line of kept) write(`${printable(`Kept: ${line}`)}\n`);
-    if (flags.planOut !== undefined) write(planSavedLine(flags.planOut));
-  }
-  if (dryRun && report.changed) throw new ExitStatus(EXIT.changesPending);
-}
-
-/** What the run did, in words that do not claim more than it did: an ID this host records
- *  nothing of (mistyped, or uninstalled already) removed nothing, and says which IDs it does
- *  record (issue #25: it used to say the node was removed, and exit 0, while it kept running). */
-export function outcomeLines(
-  id: string,
-  result: Pick<UninstallResult, 'recorded' | 'others' | 'report'>,
-  dryRun: boolean,
-): string[] {
-  if (!result.recorded && !result.report.changed) {
-    const records =
-      result.others.length === 0
-        ? 'This host records no installation of oac-node.'
-        : `This host records installation ${result.others.join(', ')}: check the ID (sudo ls /etc/oac-node).`;
-    const removed = dryRun ? 'nothing would be removed' : 'nothing was removed';
-    const said = [`This host has no record of installation ${id}, and ${removed}.`, records];
-    // A dry run still ends its plan with its usual line, which scripts look for.
-    return dryRun ? ['Nothing would change.', ...said] : said;
-  }
-  if (dryRun) return [result.report.changed ? 'Changes would be made.' : 'Nothing would change.'];
-  return [`The node of installation ${id} is removed from this host.`];
 }
 
 export const uninstallCommand: CommandModule<object, UninstallArgs> = {
@@ -171,9 +81,6 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
       )
       .example('sudo $0 uninstall --installation-id ID', '')
       .example(comment('Core is gone for good: remove the node without asking it'), '')
-      .example(
-        'sudo $0 uninstall --installation-id ID --force',
-        '',
-      ) as unknown as Argv<UninstallArgs>,
+      .example('sudo $0 uninstall --installation-id ID --force', ''),
   handler: runUninstall,
 };

@@ -5,7 +5,7 @@
 import { installRuntimeImage } from '../node-files.ts';
 import { DockerApi } from '../../net/docker-api.ts';
 import type { Driver } from '../../resources/driver.ts';
-import { prepareOf, type NodeContext } from './context.ts';
+import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
 
 export const dockerImageDriver: Driver<'docker-image', { present: boolean }, NodeContext> = {

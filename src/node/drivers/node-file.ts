@@ -6,7 +6,7 @@ import { oacError } from '../../messages.ts';
 import { isExecutableFile, setMode } from '../../host/files.ts';
 import type { Driver } from '../../resources/driver.ts';
 import { fileSha256, rememberSha256 } from '../../resources/drivers/file-digest.ts';
-import { prepareOf, type NodeContext } from './context.ts';
+import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
 
 export const nodeFileDriver: Driver<'node-file', { verified: boolean }, NodeContext> = {

@@ -3,11 +3,13 @@
 // and says why (RERUN-02). A damaged file (edited, truncated, not JSON) is not another one: when
 // what this command writes is exactly what was approved, the rerun writes it back, as the
 // guide's advice for artifacts_unavailable ("rerun the node's command") promises (NODE-04).
+// The provider-file kind's module, named after its kind as every module here is; its format is
+// src/node/provider-file.ts (a parallel pair, test/unit/file-names.test.ts).
 import { isRegistered, loadIdentity } from '../identity-store.ts';
 import { readIfExists, writeFileAtomic } from '../../host/files.ts';
 import { oacError } from '../../messages.ts';
 import { refuse } from '../../core/step.ts';
-import type { NodeContext } from './context.ts';
+import type { NodeContext } from './node-context.ts';
 import type { Driver } from '../../resources/driver.ts';
 import { parseProviderFile, providerFileDigest } from '../provider-file.ts';
 import { loadServing } from '../serving.ts';

@@ -6,7 +6,7 @@
 import { isRegistered, loadIdentity } from '../identity-store.ts';
 import { registerNode } from '../register.ts';
 import type { Driver } from '../../resources/driver.ts';
-import { prepareOf, type NodeContext } from './context.ts';
+import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
 
 interface RegistrationActual {

@@ -7,7 +7,7 @@ import { oacError } from '../../messages.ts';
 import { removeTree, unpackTarGz } from '../../host/archive.ts';
 import { lstatIfExists, removeFile } from '../../host/files.ts';
 import type { Driver } from '../../resources/driver.ts';
-import { prepareOf, type NodeContext } from './context.ts';
+import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
 
 export const storeImageDriver: Driver<'store-image', { present: boolean }, NodeContext> = {

@@ -5,7 +5,7 @@ import type { DriverContext } from '../resources/driver.ts';
 import type { ResourceOf } from '../resources/resources.ts';
 import type { Bundle } from '../bundle/bundle.ts';
 import type { NodeConfiguration } from '../net/core-schemas.ts';
-import type { NodeResource } from '../node/drivers/context.ts';
+import type { NodeResource } from '../node/drivers/node-context.ts';
 
 export interface RootContext extends DriverContext {
   journal: Journal;

@@ -9,7 +9,7 @@ import {
   type PlannedStep as CoreStep,
   type PlanStepsOptions,
 } from '../core/plan.ts';
-import type { RootContext } from './context.ts';
+import type { RootContext } from './root-context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
 import { isProvablyOurs } from './provable.ts';
 import { isRecorded, kindOf } from './kinds.ts';
