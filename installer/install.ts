@@ -27,6 +27,7 @@ import { releaseOf } from '../src/node/node-files.ts';
 import type { InstallContext, InstallOptions } from './install-context.ts';
 import { withInstallerLock } from '../records/installer-lock.ts';
 import { preflight } from './preflight.ts';
+import { Findings } from './preflight-findings.ts';
 import { releaseManifest } from './release.ts';
 import {
   checkSavedPlan,
@@ -106,7 +107,6 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     // TRUST-01: from here on Core's origin trusts the pin alone, before the token is sent.
     pinOrigin(req.coreUrl, req.corePin);
     const journal = await Journal.open(host, req.installationId, req.coreUrl);
-    refuseDowngrade(journal, req.allowDowngrade === true);
     const ctx: InstallContext = {
       host,
       layout: names,
@@ -115,7 +115,7 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
       emit,
       token: req.token,
     };
-    await preflight(ctx, await authFor(ctx));
+    await preflight(ctx, await recordChecks(ctx, req.allowDowngrade === true));
     stopIfAborted(req.signal);
     if (ctx.staging !== undefined) {
       // DECL-05: such a run reconciles nothing (src/node/staged.ts); a plan made now would not
@@ -270,6 +270,18 @@ async function authFor(ctx: InstallContext): Promise<CoreAuth> {
   }
   if (ctx.token === undefined) throw oacError('token_missing');
   return { kind: 'token', token: ctx.token };
+}
+
+/** What this host's records decide before Core is asked anything, every problem at once
+ *  (issue #38): a downgrade not asked for (UPG-01), and how this run may ask Core (the node's
+ *  credential; a lost or damaged node state; a token for a first install). */
+async function recordChecks(ctx: InstallContext, allowDowngrade: boolean): Promise<CoreAuth> {
+  const found = new Findings();
+  await found.check(() => refuseDowngrade(ctx.journal, allowDowngrade));
+  let auth: CoreAuth | undefined;
+  await found.check(async () => (auth = await authFor(ctx)));
+  found.stopIfAny();
+  return auth ?? found.stop();
 }
 
 /** The env file's digest key: the file's own, so a rerun rewrites nothing; a new one when there

@@ -615,6 +615,16 @@ test('UPG-01 an older installer on a host whose record names a newer program is 
   );
   assert.match(r.stderr, /^ {2}hint: .*--allow-downgrade/m);
   assert.equal(await requestsTo(core), asked, 'nothing reached Core');
+  // Issue #38: what the records decide is said at once: the downgrade and, with no token on
+  // standard input for a node that never enrolled, the missing token; Core still not asked.
+  const both = await refused(
+    /^oac-node: 2 problems stop this run; nothing was changed$/m,
+    () => runExe(install(core.core_url, CORE_ID), { stdin: '' }),
+    1,
+  );
+  assert.match(both.stderr, /^ {2}This host's node program is oac-node 99\.0\.0, newer than/m);
+  assert.match(both.stderr, /^ {2}[^\n]*enrollment token[^\n]*$/im);
+  assert.equal(await requestsTo(core), asked, 'nothing reached Core either');
   // Asked for: the run goes on (and stops at the next check this scratch tree fails: Docker).
   const allowed = await runExe([...install(core.core_url, CORE_ID), '--allow-downgrade'], {
     stdin: `${await issueToken(core)}\n`,
