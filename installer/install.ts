@@ -372,7 +372,11 @@ async function reconcileInstallation(
   if (req.savedPlan !== undefined)
     checkSavedPlan(req.savedPlan, { steps, fingerprint }, journal.lastPlan);
   run.plan = { options: planOptions, steps, fingerprint };
-  run.writing = !req.dryRun && planned.refusals.length === 0;
+  // The stale removals' refusals are the run's too (a recorded network Docker cannot be asked
+  // about): with any refusal, nothing is written, the dry run shows every step, and the run
+  // stops with all of them.
+  const refusals = [...stalePlan.refusals, ...planned.refusals];
+  run.writing = !req.dryRun && refusals.length === 0;
   if (run.writing)
     await journal.setInputs({
       provider: configuration.provider,
@@ -382,10 +386,10 @@ async function reconcileInstallation(
   // UPG-02: the program this run replaces is kept before anything is written.
   if (run.writing) run.attempt = await keepPreviousProgram(ctx, planned);
   const removed =
-    planned.refusals.length === 0
-      ? await applyRemoval(stalePlan, driverCtx, options)
+    refusals.length === 0 || req.dryRun
+      ? await applyRemoval({ ...stalePlan, refusals: [] }, driverCtx, options)
       : { steps: [], changed: false };
-  const reconciled = await applyPlan(planned, driverCtx, options);
+  const reconciled = await applyPlan({ ...planned, refusals }, driverCtx, options);
   // A plan applied once is stale afterwards (its digest is the record's last applied plan).
   if (req.savedPlan !== undefined && !req.dryRun)
     await journal.setLastPlan(planDigest(fingerprint));

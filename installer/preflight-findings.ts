@@ -34,7 +34,10 @@ export class Findings {
     const [first] = this.found;
     if (first === undefined) return;
     if (this.found.length === 1) throw first;
-    throw refusalError(this.found.map((e) => ({ code: e.code, message: e.message, hint: e.hint })));
+    // Each one line: a finding's own lines (the pins a server presented …) join its message.
+    const line = (e: OacError) =>
+      e.details.length === 0 ? e.message : `${e.message}: ${e.details.join('; ')}`;
+    throw refusalError(this.found.map((e) => ({ code: e.code, message: line(e), hint: e.hint })));
   }
 
   /** Stops the run with every finding where the next check needs what is missing. */

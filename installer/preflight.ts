@@ -41,15 +41,18 @@ export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<vo
   const found = new Findings();
   const configuration = await ourConfiguration(ctx, auth, found);
   ctx.configuration = configuration;
-  await found.check(() => checkSameConfiguration(ctx));
-  // OFFLINE-01: a bundle of another release, or a damaged one, stops here.
-  await found.check(() => releaseManifest(ctx, configuration));
+  // RERUN-02: a registered node serving another generation than Core's changes nothing, not
+  // even a download, and nothing else is checked against the new release: on its own.
+  await checkSameConfiguration(ctx);
+  // OFFLINE-01: a bundle of another release, or a damaged one, stops here; what needs the
+  // release (the disk it takes) is then not checked, nor the release read again.
+  const release = await found.check(() => releaseManifest(ctx, configuration));
   const spec = configuration.specification;
   const need = { cpus: positive(spec.cpus), memoryMib: positive(spec.memory_mib) };
   if (configuration.provider === 'docker') {
     if (ctx.options.checkpointRoot !== undefined) found.fail('checkpoint_root_docker');
-    await checkDocker(ctx, need, found);
-  } else await checkMicrosandbox(ctx, need, found);
+    await checkDocker(ctx, need, found, release);
+  } else await checkMicrosandbox(ctx, need, found, release);
   found.stopIfAny();
 }
 
@@ -116,7 +119,12 @@ async function checkSameConfiguration(ctx: InstallContext): Promise<void> {
   else fail('configuration_changed', { registered, now });
 }
 
-async function checkDocker(ctx: InstallContext, need: SandboxNeed, found: Findings): Promise<void> {
+async function checkDocker(
+  ctx: InstallContext,
+  need: SandboxNeed,
+  found: Findings,
+  release: boolean,
+): Promise<void> {
   const socket = await ctx.host.lstat(DOCKER_SOCKET);
   if (socket === undefined || !socket.isSocket()) return found.fail('docker_unavailable');
   const group = (await readGroups(ctx.host)).find((g) => g.gid === socket.gid);
@@ -137,7 +145,7 @@ async function checkDocker(ctx: InstallContext, need: SandboxNeed, found: Findin
   await found.check(() => checkCapacity(info.NCPU, info.MemTotal, need));
   // PRE-07: the image download plus its unpacked copy, before anything is downloaded.
   const dockerRoot = info.DockerRootDir ?? '/var/lib/docker';
-  await found.check(async () => checkDisk(await imageDiskNeeds(ctx, dockerRoot)));
+  if (release) await found.check(async () => checkDisk(await imageDiskNeeds(ctx, dockerRoot)));
 }
 
 /** `docker info`, or undefined when Docker does not answer. */

@@ -11,7 +11,7 @@ import { nodeStepKind } from './node-half.ts';
 
 type Registry = { readonly [K in Kind]: KindModule<K> };
 
-// Made on first use: the node step's module imports what imports this one.
+// Made on first use, so that no import order can find it half built.
 let registry: Registry | undefined;
 
 export function kindOf<K extends Kind>(r: ResourceOf<K>): KindModule<K> {
