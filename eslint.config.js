@@ -111,6 +111,9 @@ function refusalOf(from, to) {
     return `Nothing imports upward into ${name}/ (the layers: docs/architecture.md).`;
   return undefined;
 }
+/** A template literal's text when it has no expressions (a constant written with backquotes). */
+const templateText = (node) =>
+  node.expressions.length === 0 ? node.quasis[0]?.value.cooked : undefined;
 const layerImports = {
   meta: { type: 'problem', schema: [] },
   create(context) {
@@ -122,7 +125,11 @@ const layerImports = {
       if (message !== undefined) context.report({ node, message });
     };
     return {
-      ImportExpression: (node) => check(node, node.source.value),
+      ImportExpression: (node) =>
+        check(
+          node,
+          node.source.type === 'TemplateLiteral' ? templateText(node.source) : node.source.value,
+        ),
       TSImportType: (node) => check(node, node.argument?.literal?.value),
     };
   },
@@ -162,7 +169,8 @@ const noBareError = {
   meta: { type: 'problem', schema: [] },
   create(context) {
     return {
-      NewExpression(node) {
+      // `Error(…)` without `new` builds the same error.
+      'NewExpression, CallExpression'(node) {
         if (node.callee.type !== 'Identifier' || node.callee.name !== 'Error') return;
         context.report({
           node,

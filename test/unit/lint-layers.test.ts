@@ -85,6 +85,7 @@ test('issue #38 lint refuses a dynamic import and a type import across the layer
     return result.messages.filter((m) => m.ruleId === 'oac/layer-imports').map((m) => m.message);
   };
   const dynamic = (spec: string) => `export const load = () => import('${spec}');\n`;
+  const backquoted = (spec: string) => `export const load = () => import(\`${spec}\`);\n`;
   const typed = (spec: string) => `export type T = typeof import('${spec}');\n`;
   const cases: Array<[string, string, RegExp | undefined]> = [
     ['src/node/x.ts', '../installation/desired.ts', /upward into installation\//],
@@ -101,7 +102,7 @@ test('issue #38 lint refuses a dynamic import and a type import across the layer
     ['src/cli/x.ts', 'yargs', undefined],
   ];
   for (const [file, spec, expected] of cases) {
-    for (const text of [dynamic(spec), typed(spec)]) {
+    for (const text of [dynamic(spec), backquoted(spec), typed(spec)]) {
       const found = await layerMessages(text, file);
       if (expected === undefined) assert.deepEqual(found, [], `${file} → ${spec}`);
       else {
@@ -113,8 +114,10 @@ test('issue #38 lint refuses a dynamic import and a type import across the layer
 });
 
 test('issue #38 lint refuses `new Error(` in the product outside the files it allows, and leaves tests alone', async () => {
-  const bare = async (filePath: string) => {
-    const text = "export function f(): never {\n  throw new Error('useradd failed');\n}\n";
+  const bare = async (
+    filePath: string,
+    text = "export function f(): never {\n  throw new Error('useradd failed');\n}\n",
+  ) => {
     const [result] = await eslint.lintText(text, { filePath: `${root}${filePath}` });
     assert.ok(result !== undefined, filePath);
     return result.messages.filter((m) => m.ruleId === 'oac/no-bare-error');
@@ -125,5 +128,7 @@ test('issue #38 lint refuses `new Error(` in the product outside the files it al
     assert.match(found[0]?.message ?? '', /oacError\(code, values\)/);
   }
   assert.deepEqual(await bare('src/core/refusal.ts'), [], 'an allowed guard');
+  const called = "export function f(): never {\n  throw Error('useradd failed');\n}\n";
+  assert.equal((await bare('src/host/x.ts', called)).length, 1, 'Error(…) without new');
   assert.deepEqual(await bare('test/unit/x.test.ts'), [], 'tests throw as they like');
 });
