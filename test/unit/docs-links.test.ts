@@ -50,18 +50,18 @@ test('OPS-04 every relative link of the README and the docs resolves inside the 
   assert.deepEqual(broken, [], 'links that leave the repository or lead nowhere');
 });
 
+/** The lines of `file` that name a file beside the repository (../shared, DESIGN.md, STYLE.md,
+ *  the seeds or recipes), as `file:line`. */
+function namesOutside(file: string): string[] {
+  const outside =
+    /\.\.\/(shared|seeds|recipes|spec)\b|\b(recipes|seeds)\/[a-z]|\b(DESIGN|STYLE)\.md\b/;
+  return readFileSync(join(repo, file), 'utf8')
+    .split('\n')
+    .flatMap((line, i) => (outside.test(line) ? [`${file}:${i + 1}`] : []));
+}
+
 test('OPS-04 no README or doc names a file beside the repository (../shared, DESIGN.md, STYLE.md, its seeds or recipes)', () => {
-  const outside = markdownFiles().flatMap((file) =>
-    readFileSync(join(repo, file), 'utf8')
-      .split('\n')
-      .flatMap((line, i) =>
-        /\.\.\/(shared|seeds|recipes|spec)\b|\b(recipes|seeds)\/[a-z]|\b(DESIGN|STYLE)\.md\b/.test(
-          line,
-        )
-          ? [`${file}:${i + 1}`]
-          : [],
-      ),
-  );
+  const outside = markdownFiles().flatMap(namesOutside);
   assert.deepEqual(outside, []);
 });
 
@@ -92,17 +92,7 @@ test('issue #38 no code comment cites a file beside the repository (DESIGN.md, S
         .map((name) => join(dir, name)),
     ),
   ].filter((file) => file !== join('test', 'unit', 'docs-links.test.ts')); // this file names them
-  const outside = files.flatMap((file) =>
-    readFileSync(join(repo, file), 'utf8')
-      .split('\n')
-      .flatMap((line, i) =>
-        /\.\.\/(shared|seeds|recipes|spec)\b|\b(recipes|seeds)\/[a-z]|\b(DESIGN|STYLE)\.md\b/.test(
-          line,
-        )
-          ? [`${file}:${i + 1}`]
-          : [],
-      ),
-  );
+  const outside = files.flatMap(namesOutside);
   assert.ok(files.length > 200, `only ${files.length} files read`);
   assert.deepEqual(outside, []);
 });
