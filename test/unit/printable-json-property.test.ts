@@ -90,7 +90,7 @@ function secret(rng: Rng): string {
   return s;
 }
 
-/** Every form the Redactor masks a secret in (src/ui/redact.ts). */
+/** Every form the Redactor masks a secret in (src/redact.ts). */
 const forms = (s: string) => [s, encodeURIComponent(s), JSON.stringify(s).slice(1, -1)];
 
 function text(rng: Rng, secrets: string[]): string {
