@@ -11,7 +11,7 @@ import type { InstallContext } from '../src/installation/root-context.ts';
 import { nodeHalfDriver, type NodeHalfStep } from '../src/installation/node-half.ts';
 import { readServingGeneration } from '../src/installation/node-state.ts';
 import type { NodeHalfResource } from '../src/resources/resources.ts';
-import type { Action } from '../src/core/step.ts';
+import { judgeStep } from './status-judge.ts';
 import { readGroups } from '../src/host/accounts.ts';
 import type { Host } from '../src/host/host.ts';
 import type { Layout } from '../src/layout.ts';
@@ -100,15 +100,6 @@ function statusOf({ step, title, action }: NodeHalfStep): ResourceStatus {
     kind: 'node',
     name: title,
     ownership: 'owned',
-    ...stateOf(action),
+    ...judgeStep(action),
   };
-}
-
-function stateOf(action: Action): Pick<ResourceStatus, 'state' | 'detail'> {
-  if (action.kind === 'unchanged' || action.kind === 'keep' || action.kind === 'skip')
-    return { state: 'present' };
-  const why = action.why ?? action.detail;
-  if (action.kind === 'refuse') return { state: 'drifted', detail: why };
-  const fix = 'rerun the install command to restore it';
-  return { state: action.kind === 'create' ? 'missing' : 'drifted', detail: `${why}: ${fix}` };
 }

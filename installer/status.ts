@@ -3,17 +3,15 @@
 // resource is probed and diffed by its own driver, the same plan install makes; a step that is
 // not empty is drift, named with what differs and what to do (docs/design.md "Records": the host
 // wins, the difference is reported). Read-only.
-import { readJournal, type JournalResource } from '../records/journal.ts';
+import { readJournal } from '../records/journal.ts';
 import type { RootContext } from '../src/installation/root-context.ts';
 import { plan } from '../src/installation/root-plan.ts';
 import type { ServiceActual } from '../src/resources/drivers/service.ts';
 import { readNodeIdentityFor } from '../src/installation/node-state.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
 import { recordedResources } from '../src/installation/recorded.ts';
-import type { Resource } from '../src/resources/resources.ts';
 import { kindOf, nameOf } from '../src/installation/kinds.ts';
 import { KEYS } from '../src/resources/keys.ts';
-import { changes, type Action } from '../src/core/step.ts';
 import { Journal } from '../records/journal.ts';
 import type { Host } from '../src/host/host.ts';
 import { layout, type InstallationId, type Layout } from '../src/layout.ts';
@@ -24,6 +22,7 @@ import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import type { ProxyEnv } from '../src/net/proxy-env.ts';
 import { proxyEnvForNode } from '../records/proxy-settings.ts';
 import { nodeHalfStatus, type NodeHalfStatus, type ResourceStatus } from './status-node-half.ts';
+import { judgeStep } from './status-judge.ts';
 
 export type { ResourceStatus } from './status-node-half.ts';
 
@@ -55,8 +54,6 @@ export interface NodeStatus {
   /** One line per difference that needs the operator (empty: all is well). */
   problems: string[];
 }
-
-const RERUN = 'rerun the install command to restore it';
 
 /** `status`'s exit statuses (issue #25; docs/automation.md), so a script tells apart what it
  *  must do: nothing (0), rerun the install (2, as `--dry-run`'s "something would change"),
@@ -104,7 +101,13 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
       const a = actual as ServiceActual;
       service = { unit: names.unitName, enabled: a.enabled, active: a.active };
     }
-    return { key: r.key, kind: r.kind, name: nameOf(r), ownership, ...judge(r, ownership, action) };
+    return {
+      key: r.key,
+      kind: r.kind,
+      name: nameOf(r),
+      ownership,
+      ...judgeStep(action, { ownership, advice: kindOf(r).missingAdvice(r) }),
+    };
   });
   const resources = merged(rootResources, nodeHalf.resources);
   const problems = resources
@@ -181,35 +184,6 @@ async function coreStatusOf(host: Host, names: Layout, coreUrl: string): Promise
       detail: error instanceof Error ? error.message : String(error),
     }));
   return { ...status, core_pin };
-}
-
-type Found = Pick<ResourceStatus, 'state' | 'detail'>;
-
-/** A planned step as status says it: present, missing or drifted, with what to do. */
-function judge(r: Resource, ownership: JournalResource['ownership'], action: Action): Found {
-  if (ownership === 'intended')
-    return {
-      state: 'drifted',
-      detail: 'a run stopped before recording it; rerun the install command to finish',
-    };
-  // What a rerun would refuse (a foreign account, a file where a directory belongs): drift the
-  // operator resolves, named by the refusal's own line.
-  if (action.kind === 'refuse') return { state: 'drifted', detail: withHints(action) };
-  // A step left alone for a reason a rerun does not change (a service whose unit is masked,
-  // a network Docker cannot be asked about): the reason, with no rerun to send the operator to.
-  if (action.kind === 'skip' && action.why !== undefined)
-    return { state: 'drifted', detail: action.why };
-  if (!changes(action) && action.why === undefined) return { state: 'present' };
-  const why = action.why ?? action.detail;
-  const advice = action.kind === 'create' ? kindOf(r).missingAdvice(r) : undefined;
-  if (advice !== undefined) return { state: 'drifted', detail: `${why}: ${advice}, or ${RERUN}` };
-  return { state: action.kind === 'create' ? 'missing' : 'drifted', detail: `${why}: ${RERUN}` };
-}
-
-/** A refusal's line and what the operator does about it (its hint), as a rerun would say them. */
-function withHints(action: Action): string {
-  const hints = (action.refusals ?? []).flatMap((r) => (r.hint === undefined ? [] : [r.hint]));
-  return [action.detail, ...hints].join('. ');
 }
 
 async function askCore(
