@@ -53,7 +53,8 @@ const pathsOf = (dir) =>
       ? [...hostOnly, ...coreOnly]
       : [...hostOnly, ...netOnly, ...coreOnly];
 // The reconcile core is generic: it imports no folder at all, below it or above, and of the leaf
-// modules not the layout (the installation's names): only the vocabulary of errors and messages.
+// modules neither the layout (the installation's names) nor the message table (issue #38: its
+// refusals carry codes, and the domain renders them): only the vocabulary of errors.
 const coreOnlyLeaves = [
   ...LAYERS.map(([, name]) => name)
     .filter((name) => name !== 'core')
@@ -62,6 +63,10 @@ const coreOnlyLeaves = [
       message: `The reconcile core imports no folder, ${name}/ included (docs/architecture.md).`,
     })),
   { group: ['**/layout.ts'], message: 'The reconcile core knows no installation (src/layout.ts).' },
+  {
+    group: ['**/messages.ts'],
+    message: 'The reconcile core renders no message: its refusals carry codes (src/messages.ts).',
+  },
 ];
 const layers = [
   ...LAYERS.map(([dir], i) => ({
@@ -101,6 +106,8 @@ function refusalOf(from, to) {
   if (LAYERS[mine]?.[1] === 'core') {
     if (theirs === mine) return undefined;
     if (to === 'src/layout.ts') return 'The reconcile core knows no installation (src/layout.ts).';
+    if (to === 'src/messages.ts')
+      return 'The reconcile core renders no message: its refusals carry codes (src/messages.ts).';
     if (theirs >= 0)
       return `The reconcile core imports no folder, ${name}/ included (docs/architecture.md).`;
     return undefined;
@@ -148,7 +155,7 @@ const bareErrorAllowed = [
   'src/cli/uninstall-output.ts', // the same
   'src/cli/completion-script.ts', // the words are ours
   'src/cli/main.ts', // a command table entry without its code
-  'src/core/refusal.ts', // a refused plan has refusals
+  'src/resources/refusal-error.ts', // a refused plan has refusals
   'src/host/bundle-file.ts', // a bundle checked whole before it is read; the node half's fd
   'src/host/self.ts', // the running script is known
   'src/host/tar-header.ts', // names and sizes were checked by the manifest's schema
@@ -191,7 +198,7 @@ const buildsOacError = [
   'src/messages.ts', // oacError: the table's builder
   // Rebuilds, as its error, a refusal a driver made through the table (or the node half's,
   // schema-checked, with root's own hint).
-  'src/core/refusal.ts',
+  'src/resources/refusal-error.ts',
   // Re-raises the code and line the node half (oac-node _prepare) reported, with root's hint.
   'src/installation/node-half.ts',
   // A test of rendering: an error whose text is hostile on purpose, not a code of ours.

@@ -7,7 +7,6 @@ import { Journal } from '../records/journal.ts';
 import { installationDesired, nodePart, rootView } from '../src/installation/desired.ts';
 import type { Emit, EngineEvent } from '../src/core/events.ts';
 import { readNodeIdentity } from '../src/installation/node-state.ts';
-import { stopIfAborted } from '../src/core/interrupted.ts';
 import { applyPlan } from '../src/installation/reconcile.ts';
 import { plan } from '../src/installation/root-plan.ts';
 import { KEYS } from '../src/installation/desired.ts';
@@ -116,7 +115,7 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
       token: req.token,
     };
     await preflight(ctx, await recordChecks(ctx, req.allowDowngrade === true));
-    stopIfAborted(req.signal);
+    req.signal?.throwIfAborted();
     if (ctx.staging !== undefined) {
       // DECL-05: such a run reconciles nothing (src/node/staged.ts); a plan made now would not
       // be the installation's, and applying one would skip the rollout.

@@ -5,7 +5,7 @@
 // guessed. Only failures of the run's own kind (exit 1) are findings: an interruption or a
 // usage error stops the run as itself.
 import { EXIT, isOacError, type OacError } from '../src/errors.ts';
-import { refusalError } from '../src/core/refusal.ts';
+import { refusalError } from '../src/resources/refusal-error.ts';
 import { oacError, type MessageCode } from '../src/messages.ts';
 
 export class Findings {

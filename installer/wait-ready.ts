@@ -3,7 +3,6 @@
 // the time waited and what Core last said (OPS-01); on timeout, the hint names what usually
 // keeps a registered node from connecting: Core's public URL and the WebSocket through a
 // reverse proxy (the earlier guide's troubleshooting). An interruption stops the wait (OPS-03).
-import { stopIfAborted } from '../src/core/interrupted.ts';
 import type { OacError } from '../src/errors.ts';
 import { oacError } from '../src/messages.ts';
 import { CoreClient } from '../src/net/core-client.ts';
@@ -47,7 +46,7 @@ export async function waitUntilReady(
   let pollMs = FIRST_POLL_MS;
   let readySince: number | undefined;
   while (Date.now() - started < timeoutSeconds * 1000) {
-    stopIfAborted(signal);
+    signal?.throwIfAborted();
     if (watch !== undefined) await stopIfServiceStopped(ctx, watch);
     try {
       const view = await client.identity(identity.node_id, identity.credential);

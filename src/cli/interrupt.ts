@@ -8,6 +8,7 @@
 
 import { runForcedExitHooks } from '../host/exit-hooks.ts';
 import { signalStatus } from '../errors.ts';
+import { interruptedError } from '../interrupted.ts';
 import { killChildGroups } from '../host/child-lines.ts';
 
 const STOPPING = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -35,7 +36,7 @@ export function interruptOnSignals(): Interruption {
     }
     if (signal === 'SIGINT') process.stderr.write(CTRL_C_LINE);
     else if (signal === 'SIGTERM') process.stderr.write(STOPPING_LINE);
-    controller.abort(signal);
+    controller.abort(interruptedError(signal));
   };
   const release = () => {
     for (const name of STOPPING) process.removeListener(name, handler);

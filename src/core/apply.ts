@@ -1,13 +1,18 @@
 // Applying a plan (docs/design.md "Shape"): a dry run shows every step; a refused plan stops with
 // every refusal and changes nothing; otherwise each planned action is applied in order, each
 // step between its step-start and its step-done or step-failed event. A signal stops at a step
-// boundary (RERUN-04). What a step records is the caller's (the installation's journal): the
+// boundary (RERUN-04): the abort's reason is the error it stops with. The core renders no message:
+// a refused plan's error is its applier's to make. What a step records is the caller's (the installation's journal): the
 // core calls it just before and just after each action.
 import type { Emit } from './events.ts';
-import { stopIfAborted } from './interrupted.ts';
 import type { Plan, PlannedStep } from './plan.ts';
-import { refusalError } from './refusal.ts';
-import { changes, outcomeWithoutApply, type Action, type StepResult } from './step.ts';
+import {
+  changes,
+  outcomeWithoutApply,
+  type Action,
+  type Refusal,
+  type StepResult,
+} from './step.ts';
 import { step } from './run-step.ts';
 
 export { step } from './run-step.ts';
@@ -27,6 +32,7 @@ export interface RunReport {
 export interface ApplyOptions {
   dryRun: boolean;
   emit: Emit;
+  /** Stops the run before its next step; its reason (an Error) is what the run throws. */
   signal?: AbortSignal;
 }
 
@@ -38,6 +44,8 @@ export interface Applier<S extends PlannedStep> {
   apply(step: S): Promise<StepResult>;
   /** Just after it, with its result. */
   after(step: S, result: StepResult): Promise<void>;
+  /** The error a refused plan stops with, made of its refusals (the domain renders them). */
+  refused(refusals: readonly Refusal[]): Error;
 }
 
 /** A plan shown (a dry run), refused with every refusal, or applied step by step. */
@@ -50,12 +58,12 @@ export async function applySteps<S extends PlannedStep>(
     // A dry run shows every step; a refused run only the steps that refuse.
     const shown = options.dryRun ? planned.steps : planned.steps.filter((p) => p.action.refusals);
     showPlan(shown, options.emit);
-    if (planned.refusals.length > 0) throw refusalError(planned.refusals);
+    if (planned.refusals.length > 0) throw applier.refused(planned.refusals);
     return reportOf(planned.steps.map(({ resource, action }) => ({ step: resource.key, action })));
   }
   const reports: StepReport[] = [];
   for (const next of planned.steps) {
-    stopIfAborted(options.signal);
+    options.signal?.throwIfAborted();
     await step(next.resource, options.emit, async () => {
       const { resource: r, action } = next;
       options.emit({ type: 'step-plan', step: r.key, action });

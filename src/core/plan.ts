@@ -3,7 +3,6 @@
 // listed and the host untouched, and a dry run shows every one. The caller may judge each step
 // once its driver has answered (the installation adds what its journal knows: ownership).
 import type { CoreResource, Driver } from './driver.ts';
-import { stopIfAborted } from './interrupted.ts';
 import type { Action, Refusal } from './step.ts';
 import type { Emit } from './events.ts';
 import { step } from './run-step.ts';
@@ -30,6 +29,7 @@ export interface Planner<R extends CoreResource, C, S extends PlannedStep<R>> {
 }
 
 export interface PlanStepsOptions {
+  /** Stops the run before its next step; its reason (an Error) is what the run throws. */
   signal?: AbortSignal;
   /** Terraform's refresh-only plan (status): every resource probed at once, each diffed on its
    *  own (no step sees what the others would do, so a consequence such as a restart is not
@@ -57,7 +57,7 @@ export async function planSteps<R extends CoreResource, C, S extends PlannedStep
   const decided = new Map<string, Action>();
   const steps: S[] = [];
   for (const [i, r] of resources.entries()) {
-    stopIfAborted(options.signal);
+    options.signal?.throwIfAborted();
     const driver = planner.driverOf(r);
     const actual = probes === undefined ? await probe(r) : probes[i];
     const exists = driver.exists(actual);

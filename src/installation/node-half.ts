@@ -18,8 +18,7 @@ import type { Driver } from '../resources/driver.ts';
 import type { InstallContext, NodeHalfInputs } from './root-context.ts';
 import { NO_PRIVILEGES } from '../resources/drivers/as-node.ts';
 import { PROGRESS_PHASES, type EngineEvent } from '../core/events.ts';
-import { interruptedError } from '../core/interrupted.ts';
-import { refusalError } from '../core/refusal.ts';
+import { refusalError } from '../resources/refusal-error.ts';
 import { MESSAGES, hint, oacError, type MessageCode } from '../messages.ts';
 import { ACTION_KINDS, OUTCOMES, changes, type Action, type Refusal } from '../core/step.ts';
 import { firstInstallSteps } from './node-half-first.ts';
@@ -201,7 +200,7 @@ async function runChild(
       emit({ ...event, step: `node:${event.step}` });
     },
   });
-  if (ctx.signal?.aborted === true) throw interruptedError(ctx.signal);
+  ctx.signal?.throwIfAborted();
   if (overflowed)
     throw oacError('prepare_failed', { detail: `it printed more than ${MAX_KEPT_EVENTS} steps` });
   const refused = events.some((e) => e.type === 'step-plan' && e.action.kind === 'refuse');

@@ -15,6 +15,7 @@ import { KEYS } from '../resources/keys.ts';
 import { changes, type Action, type StepResult } from '../core/step.ts';
 import type { Journal, Ownership } from '../../records/journal.ts';
 import { plan, type Plan, type PlanOptions, type PlannedStep } from './root-plan.ts';
+import { refusalError } from '../resources/refusal-error.ts';
 import { RESTART_OWED } from '../resources/drivers/service.ts';
 
 export type { RunReport, StepReport } from '../core/apply.ts';
@@ -80,6 +81,7 @@ function recordingApplier(planned: Plan, ctx: RootContext): Applier<PlannedStep>
         await journal.forget(r.key);
       else if (action.kind !== 'skip') await record(r, ownershipAfter(recorded, exists), journal);
     },
+    refused: refusalError,
   };
 }
 

@@ -12,6 +12,7 @@ import { refuse, type Action, type Refusal } from '../core/step.ts';
 import type { RootContext } from './root-context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
 import { isRecorded, kindOf, removalOf } from './kinds.ts';
+import { refusalError } from '../resources/refusal-error.ts';
 
 export interface RemoveOptions {
   /** Why the caller keeps a resource of ours this run, or undefined when it may go. */
@@ -101,6 +102,7 @@ export function applyRemoval(
         if (result.outcome === 'removed' || (action.kind === 'skip' && recorded !== undefined))
           await ctx.journal.forget(r.key);
       },
+      refused: refusalError,
     },
     options,
   );

@@ -16,7 +16,7 @@ import { isRecorded, kindOf } from './kinds.ts';
 import { changes, type Action } from '../core/step.ts';
 import { isVersion } from '../version.ts';
 
-export { refusalError } from '../core/refusal.ts';
+export { refusalError } from '../resources/refusal-error.ts';
 
 export interface PlannedStep extends CoreStep<RootResource> {
   /** The journal's ownership of it before this run (root's resources only). */

@@ -3,7 +3,6 @@
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Emit, ProgressPhase } from '../core/events.ts';
-import { interruptedError } from '../core/interrupted.ts';
 import { oacError } from '../messages.ts';
 import { readStream } from '../host/files.ts';
 import { removeFile } from '../host/files.ts';
@@ -119,7 +118,7 @@ export async function downloadNodeFile(
       },
     });
   } catch (error) {
-    if (signal?.aborted === true) throw interruptedError(signal);
+    signal?.throwIfAborted();
     throw error;
   }
 }

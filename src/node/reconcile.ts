@@ -5,6 +5,7 @@
 // test/unit/file-names.test.ts).
 import { applySteps, type ApplyOptions, type RunReport } from '../core/apply.ts';
 import { planSteps } from '../core/plan.ts';
+import { refusalError } from '../resources/refusal-error.ts';
 import type { NodeContext } from './drivers/node-context.ts';
 import { nodeDriverOf, type NodeResource } from './drivers/index.ts';
 
@@ -28,6 +29,7 @@ export async function reconcileNode(
         return apply(r, action, actual as never, ctx);
       },
       after: async () => undefined,
+      refused: refusalError,
     },
     options,
   );

@@ -31,10 +31,15 @@ test('issue #23 lint refuses an import from the reconcile core into the domain',
     '../net/core-client.ts',
     '../../records/journal.ts',
     '../layout.ts',
+    // Issue #38: nor the message table (its refusals carry codes; the domain renders them).
+    '../messages.ts',
   ]) {
     const found = await refused(importing(spec), 'src/core/example.ts');
     assert.equal(found.length, 1, `src/core → ${spec}: ${found.join('; ')}`);
-    assert.match(found[0] ?? '', /The reconcile core (imports no folder|knows no installation)/);
+    assert.match(
+      found[0] ?? '',
+      /The reconcile core (imports no folder|knows no installation|renders no message)/,
+    );
   }
 });
 
@@ -94,6 +99,7 @@ test('issue #38 lint refuses a dynamic import and a type import across the layer
     ['src/agent/x.ts', '../installation/prepare.ts', /upward into installation\//],
     ['src/core/x.ts', '../resources/resources.ts', /reconcile core imports no folder/],
     ['src/core/x.ts', '../layout.ts', /knows no installation/],
+    ['src/core/x.ts', '../messages.ts', /renders no message/],
     ['src/host/x.ts', '../core/step.ts', /upward into core\//],
     // Downward, and within a folder, stay allowed; so does a package.
     ['src/cli/x.ts', './commands/install.ts', undefined],
@@ -127,7 +133,7 @@ test('issue #38 lint refuses `new Error(` in the product outside the files it al
     assert.equal(found.length, 1, file);
     assert.match(found[0]?.message ?? '', /oacError\(code, values\)/);
   }
-  assert.deepEqual(await bare('src/core/refusal.ts'), [], 'an allowed guard');
+  assert.deepEqual(await bare('src/resources/refusal-error.ts'), [], 'an allowed guard');
   const called = "export function f(): never {\n  throw Error('useradd failed');\n}\n";
   assert.equal((await bare('src/host/x.ts', called)).length, 1, 'Error(…) without new');
   assert.deepEqual(await bare('test/unit/x.test.ts'), [], 'tests throw as they like');

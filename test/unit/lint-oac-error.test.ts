@@ -41,7 +41,7 @@ test('issue #23 lint lets the table build errors, and the files that re-raise a 
     '',
   ].join('\n');
   assert.deepEqual(await restricted(fromTable, 'src/agent/example.ts'), []);
-  for (const path of ['src/core/refusal.ts', 'src/installation/node-half.ts']) {
+  for (const path of ['src/resources/refusal-error.ts', 'src/installation/node-half.ts']) {
     assert.deepEqual(await restricted(HAND_BUILT, path), [], path);
   }
 });

@@ -7,6 +7,7 @@ import { prepare } from '../../installation/prepare.ts';
 import { prepareRequest, type PrepareRequest } from '../../node/prepare-request.ts';
 import { EXIT, ExitStatus, OacError } from '../../errors.ts';
 import { oacError } from '../../messages.ts';
+import { interruptedError } from '../../interrupted.ts';
 import { printableJson } from '../../ui/printable.ts';
 import type { EngineEvent } from '../../core/events.ts';
 import { limitDownloadMemory } from '../../net/download-memory.ts';
@@ -34,14 +35,14 @@ export const prepareCommand: CommandModule = {
     // at a step boundary, never in the middle of an unpack or an image load.
     for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
       process.on(name, () => {
-        if (!stop.signal.aborted) stop.abort(name);
+        if (!stop.signal.aborted) stop.abort(interruptedError(name));
       });
     // The installer gone (killed outright, or its terminal's write failed it): no one reads the
     // events any more. Stop at the next step boundary as for a signal, so a download keeps its
     // part (DL-02), rather than die of the broken pipe with the part's last bytes unwritten.
     for (const stream of [process.stdout, process.stderr])
       stream.on('error', () => {
-        if (!stop.signal.aborted) stop.abort('SIGPIPE');
+        if (!stop.signal.aborted) stop.abort(interruptedError('SIGPIPE'));
       });
     try {
       await prepare(request, print, { dryRun: request.dry_run, signal: stop.signal });

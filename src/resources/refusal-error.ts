@@ -1,8 +1,9 @@
-// A refused plan's error (issue #23): kept apart from plan.ts, which reaches every driver, so a
-// driver (the node half) can raise it without an import cycle.
+// A refused plan's error (issue #23): the reconcile core hands a refused plan's refusals to its
+// applier, which makes this error of them; the core itself renders no message
+// (docs/architecture.md "Errors").
 import { OacError } from '../errors.ts';
 import { oacError } from '../messages.ts';
-import type { Refusal } from './step.ts';
+import type { Refusal } from '../core/step.ts';
 
 /** The error a refused plan stops with: a single refusal as itself (its code, line and hint),
  *  several as one line with each of them below it. */
