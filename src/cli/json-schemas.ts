@@ -4,12 +4,9 @@
 // those files. Strict objects: a field the contract does not name is a change of the contract,
 // and says so in a test before it reaches a script.
 import { z } from 'zod';
-import { ACTION_KINDS, OUTCOMES } from '../core/step.ts';
-import { PROGRESS_PHASES } from '../core/events.ts';
+import { ENGINE_EVENTS } from '../core/events.ts';
 
 const text = z.string();
-const step = z.string();
-const refusal = z.strictObject({ code: text, message: text, hint: text.optional() });
 
 export const JSON_EVENTS = {
   start: z.strictObject({
@@ -19,49 +16,8 @@ export const JSON_EVENTS = {
     version: text,
     dry_run: z.boolean(),
   }),
-  'step-start': z.strictObject({
-    type: z.literal('step-start'),
-    step,
-    title: text,
-    phase: text.optional(),
-  }),
-  'step-plan': z.strictObject({
-    type: z.literal('step-plan'),
-    step,
-    action: z.strictObject({
-      kind: z.enum(ACTION_KINDS),
-      detail: text,
-      why: text.optional(),
-      refusals: z.array(refusal).optional(),
-    }),
-  }),
-  'step-done': z.strictObject({
-    type: z.literal('step-done'),
-    step,
-    result: z.strictObject({ outcome: z.enum(OUTCOMES), detail: text }),
-  }),
-  'step-failed': z.strictObject({
-    type: z.literal('step-failed'),
-    step,
-    code: text,
-    message: text,
-    hint: text.optional(),
-  }),
-  progress: z.strictObject({
-    type: z.literal('progress'),
-    step,
-    file: text,
-    received: z.number().nonnegative(),
-    total: z.number().nonnegative(),
-    phase: z.enum(PROGRESS_PHASES).optional(),
-  }),
-  note: z.strictObject({ type: z.literal('note'), step, message: text }),
-  waiting: z.strictObject({
-    type: z.literal('waiting'),
-    step,
-    elapsed: z.number().nonnegative(),
-    said: text,
-  }),
+  // The engine's events as they are defined (issue #38: once, in src/core/events.ts).
+  ...ENGINE_EVENTS,
   summary: z.union([
     z.strictObject({
       type: z.literal('summary'),

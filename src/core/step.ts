@@ -1,5 +1,6 @@
 // The action and outcome vocabulary (docs/architecture.md) that every driver answers in
 // (src/resources/driver.ts) and the UI, --json and the journal all use.
+import { z } from 'zod';
 
 export const OUTCOMES = [
   'created',
@@ -27,23 +28,27 @@ export const ACTION_KINDS = [
 ] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
-export interface Action {
-  kind: ActionKind;
+/** One reason a plan cannot be applied: what an OacError would carry. */
+export const REFUSAL = z.strictObject({
+  code: z.string(),
+  message: z.string(),
+  hint: z.string().optional(),
+});
+export type Refusal = z.infer<typeof REFUSAL>;
+
+/** An action's shape (issue #38: defined once; the events, `--json`, saved plans and the node
+ *  half's answer derive from it). */
+export const ACTION = z.strictObject({
+  kind: z.enum(ACTION_KINDS),
   /** One line naming the resource and, when something changes, what. */
-  detail: string;
+  detail: z.string(),
   /** What differs, said of the host rather than of the fix (status prints it as drift). */
-  why?: string;
+  why: z.string().optional(),
   /** Kind `refuse`: why the run must not go on (issue #23: refusals are plan data, found
    *  before the first write, every one of them listed). */
-  refusals?: Refusal[];
-}
-
-/** One reason a plan cannot be applied: what an OacError would carry. */
-export interface Refusal {
-  code: string;
-  message: string;
-  hint?: string;
-}
+  refusals: z.array(REFUSAL).optional(),
+});
+export type Action = z.infer<typeof ACTION>;
 
 /** A diff's answer when the host holds something the run must not touch or go past. */
 export function refuse(error: Refusal): Action {
@@ -55,10 +60,8 @@ export function refuse(error: Refusal): Action {
   return { kind: 'refuse', detail: refusal.message, refusals: [refusal] };
 }
 
-export interface StepResult {
-  outcome: Outcome;
-  detail: string;
-}
+export const STEP_RESULT = z.strictObject({ outcome: z.enum(OUTCOMES), detail: z.string() });
+export type StepResult = z.infer<typeof STEP_RESULT>;
 
 /** Whether a plan changes the host (terraform's -detailed-exitcode: 2 when it would). */
 export function changes(action: Action): boolean {

@@ -17,10 +17,10 @@ import { KEYS } from './desired.ts';
 import type { Driver } from '../resources/driver.ts';
 import type { InstallContext, NodeHalfInputs } from './root-context.ts';
 import { NO_PRIVILEGES } from '../resources/drivers/as-node.ts';
-import { PROGRESS_PHASES, type EngineEvent } from '../core/events.ts';
+import { ENGINE_EVENTS, type EngineEvent } from '../core/events.ts';
 import { refusalError } from '../resources/refusal-error.ts';
 import { MESSAGES, hint, oacError, type MessageCode } from '../messages.ts';
-import { ACTION_KINDS, OUTCOMES, changes, type Action, type Refusal } from '../core/step.ts';
+import { ACTION, REFUSAL, STEP_RESULT, changes, type Action, type Refusal } from '../core/step.ts';
 import { firstInstallSteps } from './node-half-first.ts';
 import * as z from 'zod';
 import { defineKind } from '../resources/kind.ts';
@@ -232,45 +232,36 @@ const NODE_REFUSALS = [
   'not_a_directory',
   'provider_file_changed',
 ] as const satisfies readonly MessageCode[];
+/** The engine's event shapes (src/core/events.ts), bounded and narrowed to what the node half
+ *  may say; a field this program does not know is dropped, not taken. */
+const E = ENGINE_EVENTS;
+const nodeRefusal = REFUSAL.extend({
+  code: z.enum(NODE_REFUSALS),
+  message: text,
+  hint: text.optional(),
+});
+// Without `why`: what differs in the node half is said by root's own judge of its step.
+const childAction = z
+  .object(ACTION.shape)
+  .omit({ why: true })
+  .extend({
+    detail: text,
+    refusals: z.array(z.object(nodeRefusal.shape)).min(1).max(20).optional(),
+  })
+  // A refusal without its reasons (or reasons on another action) is no answer at all.
+  .refine((a) => (a.kind === 'refuse') === (a.refusals !== undefined));
 const childEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('step-start'), step, title: text }),
-  z.object({
-    type: z.literal('step-plan'),
-    step,
-    action: z
-      .object({
-        kind: z.enum(ACTION_KINDS),
-        detail: text,
-        refusals: z
-          .array(z.object({ code: z.enum(NODE_REFUSALS), message: text, hint: text.optional() }))
-          .min(1)
-          .max(20)
-          .optional(),
-      })
-      // A refusal without its reasons (or reasons on another action) is no answer at all.
-      .refine((a) => (a.kind === 'refuse') === (a.refusals !== undefined)),
-  }),
-  z.object({
-    type: z.literal('step-done'),
-    step,
-    result: z.object({ outcome: z.enum(OUTCOMES), detail: text }),
-  }),
-  z.object({
-    type: z.literal('step-failed'),
-    step,
-    code: failureCode,
-    message: text,
-    hint: text.optional(),
-  }),
-  z.object({
-    type: z.literal('progress'),
-    step,
-    file: text,
-    received: z.number().nonnegative(),
-    total: z.number().nonnegative(),
-    phase: z.enum(PROGRESS_PHASES).optional(),
-  }),
-  z.object({ type: z.literal('note'), step, message: text }),
+  // The phase a node step shows under is root's to say (its node step's), not the child's.
+  z.object(E['step-start'].shape).omit({ phase: true }).extend({ step, title: text }),
+  z.object(E['step-plan'].shape).extend({ step, action: childAction }),
+  z
+    .object(E['step-done'].shape)
+    .extend({ step, result: z.object(STEP_RESULT.shape).extend({ detail: text }) }),
+  z
+    .object(E['step-failed'].shape)
+    .extend({ step, code: failureCode, message: text, hint: text.optional() }),
+  z.object(E.progress.shape).extend({ step, file: text }),
+  z.object(E.note.shape).extend({ step, message: text }),
 ]);
 
 /** The hint of a known code is root's own (the child runs as oac-node, which on microsandbox

@@ -10,11 +10,11 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { JournalData } from '../../records/journal.ts';
 import { canonicalJson } from '../canonical-json.ts';
-import type { EngineEvent } from '../core/events.ts';
+import { ENGINE_EVENTS, type EngineEvent } from '../core/events.ts';
 import type { Plan } from './root-plan.ts';
 import type { Resource } from '../resources/resources.ts';
 import { kindOf } from './kinds.ts';
-import { ACTION_KINDS } from '../core/step.ts';
+import { ACTION } from '../core/step.ts';
 import { EXIT, type OacError } from '../errors.ts';
 import { oacError } from '../messages.ts';
 import type { NodeConfiguration } from '../net/core-schemas.ts';
@@ -43,24 +43,22 @@ const planOptions = z
   .strict();
 export type PlanOptions = z.infer<typeof planOptions>;
 
-const step = z
-  .object({
-    step: z.string().max(80),
-    action: z.object({ kind: z.enum(ACTION_KINDS), detail: text }).strict(),
-  })
-  .strict();
+const shownStep = z.string().max(80);
+/** A step of the plan as `apply` compares it: its action's kind and line (src/core/step.ts). */
+const step = z.strictObject({
+  step: shownStep,
+  action: ACTION.pick({ kind: true }).extend({ detail: text }),
+});
 
-/** What a dry run printed: replayed by `show-plan` through the same renderer. */
+/** What a dry run printed: replayed by `show-plan` through the same renderer. The engine's own
+ *  event shapes (src/core/events.ts), bounded in length. */
 const shownEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('step-start'), step: z.string().max(80), title: text }).passthrough(),
-  z
-    .object({
-      type: z.literal('step-plan'),
-      step: z.string().max(80),
-      action: z.object({ kind: z.enum(ACTION_KINDS), detail: text }).passthrough(),
-    })
-    .passthrough(),
-  z.object({ type: z.literal('note'), step: z.string().max(80), message: text }).passthrough(),
+  ENGINE_EVENTS['step-start'].extend({ step: shownStep, title: text }),
+  ENGINE_EVENTS['step-plan'].extend({
+    step: shownStep,
+    action: ACTION.extend({ detail: text, why: text.optional() }),
+  }),
+  ENGINE_EVENTS.note.extend({ step: shownStep, message: text }),
 ]);
 
 const planBase = {

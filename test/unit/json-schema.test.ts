@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { SCHEMA_DIR, schemaTexts } from '../../scripts/json-schema.ts';
+import { z } from 'zod';
 import { JSON_EVENTS } from '../../src/cli/json-schemas.ts';
+import { ENGINE_EVENT, ENGINE_EVENTS } from '../../src/core/events.ts';
 import { startEvent } from '../../src/cli/json-contract.ts';
 import { errorEvent } from '../../src/cli/error-event.ts';
 import { summaryOf } from '../../src/cli/install-output.ts';
@@ -60,4 +62,21 @@ test('FLEET-02 a field the contract does not name, a missing one or an unknown t
   const problems = jsonEventProblems(bad.map((e) => `${JSON.stringify(e)}\n`).join(''));
   assert.equal(problems.length, bad.length, problems.join('\n'));
   assert.match(schemaProblem('status.json', { format: 2 }) ?? '', /status\.json/);
+});
+
+test('FLEET-02 issue #38 the engine events are defined once: --json takes the core schemas as they are', () => {
+  for (const [type, schema] of Object.entries(ENGINE_EVENTS)) {
+    assert.equal(JSON_EVENTS[type as keyof typeof JSON_EVENTS], schema, `${type}: the core's own`);
+    // Any event the engine can emit, --json can carry, and the other way round.
+    assert.deepEqual(
+      z.toJSONSchema(schema),
+      z.toJSONSchema(ENGINE_EVENT.options.find((o) => o.shape.type.value === type) ?? z.never()),
+      type,
+    );
+  }
+  assert.equal(
+    ENGINE_EVENT.options.length,
+    Object.keys(ENGINE_EVENTS).length,
+    'every event in the union',
+  );
 });
