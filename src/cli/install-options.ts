@@ -1,7 +1,7 @@
 // The install command's options and examples (src/cli/commands/install.ts), as --help shows
 // them.
 import type { Argv } from 'yargs';
-import { timeoutOption } from './options.ts';
+import { jsonOption, planOutOption, quietOption, timeoutOption } from './options.ts';
 import { comment } from './examples.ts';
 
 export interface InstallArgs {
@@ -58,23 +58,14 @@ export const installOptions = (yargs: Argv) =>
       default: false,
       describe: 'Print the plan and change nothing (exit 2 if something would change)',
     })
-    .option('plan-out', {
-      type: 'string',
-      describe:
-        'Save the plan to this file (0600) and change nothing; oac-node apply FILE applies exactly it',
-    })
+    .option('plan-out', planOutOption)
     .option('allow-downgrade', {
       type: 'boolean',
       default: false,
       describe: 'Put this (older) program in place of the newer one the host runs',
     })
-    .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' })
-    .option('quiet', {
-      alias: 'q',
-      type: 'boolean',
-      default: false,
-      describe: 'Print only what changes and the last line',
-    })
+    .option('json', jsonOption)
+    .option('quiet', quietOption)
     .option('timeout', timeoutOption)
     // The pasted line's shape (docs/one-line-command.md): the token comes on stdin, never
     // as an argument, where ps and sudo's log would show it.

@@ -26,6 +26,29 @@ export const timeoutOption = {
   describe: 'How long to wait for the node to become ready: seconds (300), or 300s, 5m, 1h',
 } as const;
 
+/** The options several commands share, said one way (issue #38: one name per concept). */
+export const jsonOption = {
+  type: 'boolean',
+  default: false,
+  describe: 'Print NDJSON events',
+} as const;
+export const quietOption = {
+  alias: 'q',
+  type: 'boolean',
+  default: false,
+  describe: 'Print only what changes and the last line',
+} as const;
+export const planOutOption = {
+  type: 'string',
+  describe:
+    'Save the plan to this file (0600) and change nothing; oac-node apply FILE applies exactly it',
+} as const;
+/** status and uninstall: the installation this host records, unless one is named. */
+export const recordedIdOption = {
+  type: 'string',
+  describe: "The Core installation's ID (default: the one this host records)",
+} as const;
+
 export function parseTimeout(value: string | number, flag = '--timeout'): number {
   const parsed = duration.safeParse(String(value));
   if (parsed.success) return parsed.data;

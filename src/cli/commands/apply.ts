@@ -10,10 +10,8 @@ import { readPlanFile } from '../../installation/plan-file.ts';
 import { oacError } from '../../messages.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
-import { checkpointRootArg, nameArg, parseTimeout, timeoutOption } from '../options.ts';
-import { corePinArg, openBundle, proxyEnvOfThisRun, tokenOfThisRun } from '../install-inputs.ts';
-import { runInstall } from '../install-output.ts';
-import { parseServiceUrl } from '../../net/url-policy.ts';
+import { jsonOption, timeoutOption } from '../options.ts';
+import { applySavedInstall } from '../saved-install.ts';
 import { runUninstallWith } from '../uninstall-output.ts';
 import { comment } from '../examples.ts';
 
@@ -30,7 +28,7 @@ export const applyCommand: CommandModule<object, ApplyArgs> = {
   builder: (yargs: Argv) =>
     yargs
       .positional('file', { type: 'string', describe: 'The plan file install --plan-out wrote' })
-      .option('json', { type: 'boolean', default: false, describe: 'Print NDJSON events' })
+      .option('json', jsonOption)
       .option('timeout', timeoutOption)
       .example(
         comment(
@@ -48,43 +46,6 @@ export const applyCommand: CommandModule<object, ApplyArgs> = {
       const request = { root: argv.root ?? '/', installationId: id, force: saved.options.force };
       return runUninstallWith({ ...request, dryRun: false, savedPlan: saved }, { json: argv.json });
     }
-    const options = saved.options;
-    // The plan's options pass the checks the command line's do, before anything is read.
-    const coreUrl = parseServiceUrl(options.core_url, 'The Core URL').origin;
-    const corePin = options.core_pin === null ? null : corePinArg(options.core_pin, coreUrl);
-    const checkpointRoot = checkpointRootArg(options.checkpoint_root ?? undefined);
-    const installationId = parseInstallationId(options.installation_id);
-    const name = nameArg(options.name);
-    const token = await tokenOfThisRun();
-    // OFFLINE-01: the plan's bundle, opened again and checked whole against the manifest digest
-    // the reviewed plan names (preflight), as the command line's would be.
-    const planned = options.bundle ?? undefined;
-    const bundle = planned === undefined ? undefined : await openBundle(planned.path);
-    const fromBundle =
-      planned === undefined
-        ? {}
-        : {
-            bundle,
-            bundleManifestSha256: planned.manifest_sha256,
-            bundlePath: planned.path,
-          };
-    await runInstall(
-      {
-        coreUrl,
-        corePin: corePin ?? null,
-        installationId,
-        name,
-        dryRun: false,
-        ...(checkpointRoot === undefined ? {} : { checkpointRoot }),
-        ...(options.allow_downgrade === true ? { allowDowngrade: true } : {}),
-        proxyEnv: proxyEnvOfThisRun(),
-        root: argv.root ?? '/',
-        token,
-        timeoutSeconds: parseTimeout(argv.timeout),
-        savedPlan: saved,
-        ...fromBundle,
-      },
-      { json: argv.json },
-    ).finally(() => bundle?.close());
+    await applySavedInstall(saved, { json: argv.json, timeout: argv.timeout, root: argv.root });
   },
 };

@@ -8,6 +8,7 @@ import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
 import { releaseIdSchema } from '../../net/release-manifest.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
 import { printable } from '../../ui/printable.ts';
+import { madeLines } from '../bundle-output.ts';
 import { comment } from '../examples.ts';
 
 // `oac-node bundle` (OFFLINE-01, docs/offline.md): one file with a release's installer,
@@ -72,17 +73,6 @@ export const bundleCommand: CommandModule<object, BundleArgs> = {
       ...(argv.provider === undefined ? {} : { provider: argv.provider }),
       log: (line) => process.stderr.write(`${printable(line)}\n`),
     });
-    process.stdout.write(
-      `${[
-        `Bundle ${made.path}: release ${made.release}, ${made.files} files, ${made.bytes} bytes`,
-        `SHA-256: ${made.sha256}`,
-        `Manifest SHA-256: ${made.manifestSha256}`,
-        'Copy it to the host, check it there with sha256sum, and run the line that',
-        `  oac-node command … --bundle /path/on/the/host --manifest-sha256 ${made.manifestSha256}`,
-        'prints (docs/offline.md).',
-      ]
-        .map(printable)
-        .join('\n')}\n`,
-    );
+    process.stdout.write(madeLines(made));
   },
 };

@@ -9,6 +9,7 @@ import { printable } from '../../ui/printable.ts';
 import { jsonRenderer, plainRenderer } from '../../ui/render-events.ts';
 import { startEvent } from '../json-contract.ts';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
+import { jsonOption } from '../options.ts';
 import { summaryOf } from '../install-output.ts';
 
 interface ShowPlanArgs {
@@ -22,11 +23,7 @@ export const showPlanCommand: CommandModule<object, ShowPlanArgs> = {
   builder: (yargs: Argv) =>
     yargs
       .positional('file', { type: 'string', describe: 'The plan file install --plan-out wrote' })
-      .option('json', {
-        type: 'boolean',
-        default: false,
-        describe: 'Print NDJSON events',
-      }),
+      .option('json', jsonOption),
   handler: async (argv) => {
     const plan = await readPlanFile(argv.file ?? '');
     const write = (text: string) => process.stdout.write(text);

@@ -3,7 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
 import { runUninstallWith } from '../uninstall-output.ts';
 import { EXIT } from '../../errors.ts';
-import { pathArg } from '../options.ts';
+import { jsonOption, pathArg, planOutOption, quietOption, recordedIdOption } from '../options.ts';
 import { parseInstallationId } from '../../layout.ts';
 import { oacError } from '../../messages.ts';
 import { Host } from '../../host/host.ts';
@@ -43,10 +43,7 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
   describe: COMMAND_SUMMARIES.uninstall,
   builder: (yargs: Argv) =>
     yargs
-      .option('installation-id', {
-        type: 'string',
-        describe: "The Core installation's ID (default: the one this host records)",
-      })
+      .option('installation-id', recordedIdOption)
       .option('force', {
         type: 'boolean',
         default: false,
@@ -57,22 +54,9 @@ export const uninstallCommand: CommandModule<object, UninstallArgs> = {
         default: false,
         describe: 'Print the plan and change nothing',
       })
-      .option('plan-out', {
-        type: 'string',
-        describe:
-          'Save the plan to this file (0600) and change nothing; oac-node apply FILE applies exactly it',
-      })
-      .option('json', {
-        type: 'boolean',
-        default: false,
-        describe: 'Print NDJSON events',
-      })
-      .option('quiet', {
-        alias: 'q',
-        type: 'boolean',
-        default: false,
-        describe: 'Print only what changes and the last line',
-      })
+      .option('plan-out', planOutOption)
+      .option('json', jsonOption)
+      .option('quiet', quietOption)
       .example(
         comment(
           'After Remove node in Web: Core confirms the node is gone, then the host is cleaned',
