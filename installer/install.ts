@@ -18,10 +18,8 @@ import { NODE_HOME, NODE_USER, layout, type Layout } from '../src/layout.ts';
 import { oacError } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
-import { prepareRequest, stageRelease } from '../src/installation/node-half.ts';
-import { isActive } from '../src/host/systemd.ts';
-import { beforeForcedExit, startUnitDetached } from '../src/host/exit-hooks.ts';
-import { changes } from '../src/core/step.ts';
+import { prepareRequest } from '../src/installation/node-half.ts';
+import type { StagedReleaseResource } from '../src/resources/resources.ts';
 import { releaseOf } from '../src/node/node-files.ts';
 import type { InstallContext, InstallOptions } from './install-context.ts';
 import { withInstallerLock } from '../records/installer-lock.ts';
@@ -46,7 +44,7 @@ import {
   pendingAttempt,
   type Attempt,
 } from './upgrade.ts';
-import { systemctlFailed, unitRun } from '../src/host/systemd.ts';
+import { unitRun } from '../src/host/systemd.ts';
 import { VERSION } from '../src/version.ts';
 
 export interface InstallRequest extends InstallOptions {
@@ -193,10 +191,11 @@ async function corePinFor(host: Host, names: Layout, req: InstallRequest): Promi
 }
 
 /** OFFLINE-01: the node serves an older generation than Core's and this host cannot download
- *  the new release: with the service stopped, the node half stages it from the bundle (files
- *  verified and loaded, the manifest kept); the service starts again and its rollout finds
- *  everything in place at once; the run waits until the node serves Core's generation and is
- *  ready. Nothing else of the installation changes in such a run (rerun the line for that). */
+ *  the new release: the plan is one step, the release staged from the bundle by the node half
+ *  with the service stopped meanwhile (src/installation/staged-release.ts); its rollout then
+ *  finds everything in place at once, and the run waits until the node serves Core's generation
+ *  and is ready. Nothing else of the installation changes in such a run (rerun the line for
+ *  that). */
 async function stageForRollout(
   ctx: InstallContext,
   req: InstallRequest & { corePin: string | null },
@@ -206,42 +205,23 @@ async function stageForRollout(
   if (configuration === undefined || providerGroup === undefined)
     throw new Error('preflight learns the configuration and the provider group');
   const node = { ...req, configuration, providerGroup, stage: true };
-  const driverCtx = { ...ctx, node, signal: req.signal };
+  const stageCtx = { ...ctx, node, signal: req.signal };
+  const staged: StagedReleaseResource = {
+    kind: 'staged-release',
+    key: 'stage',
+    title: 'Stage the release for the rollout',
+    phase: 'prepare',
+    release: releaseOf(configuration),
+    generation,
+    unit: ctx.layout.unitName,
+  };
+  const options = { dryRun: req.dryRun, emit: ctx.emit, signal: req.signal };
+  const report = await applyPlan(await plan([staged], stageCtx, options), stageCtx, options);
   const provider = configuration.provider;
-  const release = releaseOf(configuration);
-  if (req.dryRun) {
-    const plan = (await stageRelease(driverCtx, true)).filter(changes);
-    const parts = plan.map((a) => `${a.kind} ${a.detail}`).join('; ') || 'nothing to copy';
-    const message = `Would stage release ${release} for generation ${generation} (${parts}), then restart ${ctx.layout.unitName}`;
-    ctx.emit({ type: 'note', step: 'stage', message });
-    return { report: { steps: [], changed: true }, provider };
-  }
-  // Stopped meanwhile: its rollout would otherwise write the same files at the same time. Started
-  // again whatever happens (a failure, an interruption, a second Ctrl-C), so a failed staging
-  // leaves the node serving as before; systemctl runs in its own session, out of the terminal's
-  // reach, and a failure to start never hides why staging failed.
-  const unit = ctx.layout.unitName;
-  const wasActive = await isActive(ctx.host, unit);
-  const undo =
-    wasActive && !ctx.host.prefixed ? beforeForcedExit(() => startUnitDetached(unit)) : () => true;
-  try {
-    if (wasActive) await systemctlAlone(ctx.host, ['stop', unit]);
-    await stageRelease(driverCtx, false);
-  } finally {
-    if (wasActive) await systemctlAlone(ctx.host, ['start', unit]).catch(() => undefined);
-    undo();
-  }
-  const message = `Staged release ${release} for generation ${generation}; restarted ${ctx.layout.unitName}`;
-  ctx.emit({ type: 'note', step: 'stage', message });
+  if (req.dryRun) return { report, provider };
   ctx.emit(readyStart());
   const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal, generation);
-  return { report: { steps: [], changed: true }, nodeId, provider };
-}
-
-/** systemctl in its own session: a Ctrl-C at the terminal does not kill it half way. */
-async function systemctlAlone(host: Host, args: string[]): Promise<void> {
-  const r = await host.run('systemctl', args, { newSession: true });
-  if (r.exitCode !== 0) throw systemctlFailed(args, r);
+  return { report, nodeId, provider };
 }
 
 async function recordRegisteredNode(ctx: InstallContext): Promise<void> {

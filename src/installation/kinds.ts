@@ -1,5 +1,5 @@
 // Every resource kind by name (issue #38): the registry of the node library (src/node/kind-registry.ts)
-// and the installation's own node step (src/installation/node-half.ts). What a plan, the
+// and the installation's own steps (src/installation/node-half.ts, staged-release.ts). What a plan, the
 // journal, status, saved plans and uninstall need to know of a resource they ask its kind here,
 // never by testing which kind it is.
 import type { Driver as CoreDriver } from '../core/driver.ts';
@@ -8,6 +8,7 @@ import type { KindModule, Props } from '../resources/kind.ts';
 import type { Kind, RecordedResource, Resource, ResourceOf } from '../resources/resources.ts';
 import { KINDS } from '../node/kind-registry.ts';
 import { nodeStepKind } from './node-half.ts';
+import { stagedReleaseKind } from './staged-release.ts';
 
 type Registry = { readonly [K in Kind]: KindModule<K> };
 
@@ -15,7 +16,7 @@ type Registry = { readonly [K in Kind]: KindModule<K> };
 let registry: Registry | undefined;
 
 export function kindOf<K extends Kind>(r: ResourceOf<K>): KindModule<K> {
-  registry ??= { ...KINDS, node: nodeStepKind };
+  registry ??= { ...KINDS, node: nodeStepKind, 'staged-release': stagedReleaseKind };
   return registry[r.kind as K] as unknown as KindModule<K>;
 }
 

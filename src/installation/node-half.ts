@@ -114,9 +114,11 @@ export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
 };
 
 /** OFFLINE-01: the node half stages a bundle's release (install, when the node serves an older
- *  generation than Core's); its plan, or what it did. */
+ *  generation than Core's: src/installation/staged-release.ts); its plan (a refused one as the
+ *  answer, its refusals then root's plan data), or what it did. */
 export async function stageRelease(ctx: InstallContext, dryRun: boolean): Promise<Action[]> {
-  const events = await runChild(ctx, dryRun, dryRun ? () => undefined : ctx.emit);
+  const emit = dryRun ? () => undefined : ctx.emit;
+  const events = await runChild(ctx, dryRun, emit, { refusalsAnswer: dryRun });
   return events.flatMap((e) => (e.type === 'step-plan' ? [e.action] : []));
 }
 

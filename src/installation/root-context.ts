@@ -17,9 +17,18 @@ export interface InstallContext extends RootContext {
   node: NodeHalfInputs;
 }
 
-/** The kinds root's half declares (src/installation/desired.ts). */
+/** The kinds root's half declares (src/installation/desired.ts), and a staging's one step
+ *  (src/installation/staged-release.ts). */
 export type RootKind =
-  'account' | 'membership' | 'directory' | 'file' | 'unit' | 'service' | 'network' | 'node';
+  | 'account'
+  | 'membership'
+  | 'directory'
+  | 'file'
+  | 'unit'
+  | 'service'
+  | 'network'
+  | 'node'
+  | 'staged-release';
 export type RootResource = ResourceOf<RootKind>;
 
 /** What the node half needs to run (src/installation/node-half.ts). */

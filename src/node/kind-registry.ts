@@ -1,6 +1,6 @@
 // The registry of resource kinds (issue #38): the one list of them, each kind's module given by
-// name (src/resources/kind.ts says what a module holds). The installation's own node step is
-// added where it is defined (src/installation/kinds.ts); a kind missing from either list fails
+// name (src/resources/kind.ts says what a module holds). The installation's own steps (the node
+// half, a staged release) are added where they are defined (src/installation/kinds.ts); a kind missing from either list fails
 // to type-check there.
 import type { KindModule } from '../resources/kind.ts';
 import type { Kind } from '../resources/resources.ts';
@@ -17,7 +17,7 @@ import { providerFileKind } from './drivers/provider-file.ts';
 import { registrationKind } from './drivers/registration.ts';
 import { storeImageKind } from './drivers/store-image.ts';
 
-export type LibraryKind = Exclude<Kind, 'node'>;
+export type LibraryKind = Exclude<Kind, 'node' | 'staged-release'>;
 
 export const KINDS: { readonly [K in LibraryKind]: KindModule<K> } = {
   account: accountKind,

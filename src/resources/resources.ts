@@ -98,6 +98,17 @@ export interface NodeHalfResource extends Base {
   kind: 'node';
 }
 
+/** OFFLINE-01: a bundle's release staged for the running node's rollout (an install from a
+ *  bundle while the node serves an older generation than Core's): the node half copies its
+ *  files, and the service restarts to take it (src/installation/staged-release.ts). Not
+ *  recorded: what it copies lives in the node's state. */
+export interface StagedReleaseResource extends Base {
+  kind: 'staged-release';
+  release: string;
+  generation: number;
+  unit: string;
+}
+
 // What the node half itself wants (src/node/node-desired.ts): it reconciles these as oac-node,
 // with the same loop and drivers. They live inside its state and store, which root records and
 // removes as whole directories, so they are never recorded themselves.
@@ -160,6 +171,7 @@ export type Resource =
   | ServiceResource
   | NetworkResource
   | NodeHalfResource
+  | StagedReleaseResource
   | DockerImageResource
   | NodeFileResource
   | StoreImageResource

@@ -228,10 +228,12 @@ test('OFFLINE-01 DECL-05 issue #14 (b): a host without the console files install
     ];
     const plan = await host.exec([...stageArgs, '--dry-run'], { stdin: '' });
     assert.equal(plan.status, 2, `${plan.stdout}\n${plan.stderr}`);
+    // Issue #38: the staging is a step of the plan, shown as every planned step is.
     assert.match(
       plan.stdout,
       new RegExp(
-        `Would stage release ${next.manifest.release.replaceAll('.', '\\.')} for generation ${target}`,
+        `^  update +stage release ${next.manifest.release.replaceAll('.', '\\.')} for generation ${target} \\(.+\\), then restart oac-node-`,
+        'm',
       ),
     );
     // DECL-05: a run that only stages has no plan of the installation to save: said in its own

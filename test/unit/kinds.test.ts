@@ -17,7 +17,7 @@ import {
   removalOf,
 } from '../../src/installation/kinds.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
-import type { Kind, Resource } from '../../src/resources/resources.ts';
+import type { Kind, Resource, StagedReleaseResource } from '../../src/resources/resources.ts';
 import { KINDS } from '../../src/node/kind-registry.ts';
 
 const names = layout(parseInstallationId('inst-1'));
@@ -48,6 +48,13 @@ test('issue #38 the registry lists every kind once, each module under its own na
   const step = { kind: 'node', key: KEYS.node, title: 'x', phase: 'prepare' } as const;
   assert.equal(kindOf(step).kind, 'node', 'the node step, registered by the installation');
   assert.equal(isRecorded(step), false);
+  const staged: StagedReleaseResource = {
+    ...{ kind: 'staged-release', key: 'stage', title: 'x', phase: 'prepare' },
+    ...{ release: '0.2.0-abc', generation: 3, unit: names.unitName },
+  };
+  assert.equal(kindOf(staged).kind, 'staged-release', "a staging's step, the installation's too");
+  assert.equal(isRecorded(staged), false, 'what it copies lives in the node state');
+  assert.equal(nameOf(staged), 'release 0.2.0-abc for generation 3');
 });
 
 test('issue #38 DECL-02 what the journal keeps of each recorded kind brings the recorded desired value back', () => {
@@ -105,7 +112,7 @@ test('issue #38 DECL-05 saved plans compare what does not change between runs; o
 
 test('issue #38 nothing outside the kind modules asks which kind a resource is, but the narrowings listed here', () => {
   const root = fileURLToPath(new URL('../../', import.meta.url));
-  const kinds = Object.keys(KINDS).concat('node').join('|');
+  const kinds = Object.keys(KINDS).concat('node', 'staged-release').join('|');
   const test = new RegExp(`\\.kind\\s*[!=]==\\s*'(${kinds})'|switch \\((r|resource)\\.kind\\)`);
   const files = ['src', 'installer', 'uninstaller', 'records'].flatMap((dir) =>
     readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
