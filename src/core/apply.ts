@@ -9,6 +9,7 @@ import type { Plan, PlannedStep } from './plan.ts';
 import {
   changes,
   outcomeWithoutApply,
+  shownAction,
   type Action,
   type Refusal,
   type StepResult,
@@ -57,7 +58,7 @@ export async function applySteps<S extends PlannedStep>(
   if (planned.refusals.length > 0 || options.dryRun) {
     // A dry run shows every step; a refused run only the steps that refuse.
     const shown = options.dryRun ? planned.steps : planned.steps.filter((p) => p.action.refusals);
-    showPlan(shown, options.emit);
+    showPlan(shown, options.emit, options.dryRun);
     if (planned.refusals.length > 0) throw applier.refused(planned.refusals);
     return reportOf(planned.steps.map(({ resource, action }) => ({ step: resource.key, action })));
   }
@@ -66,7 +67,7 @@ export async function applySteps<S extends PlannedStep>(
     options.signal?.throwIfAborted();
     await step(next.resource, options.emit, async () => {
       const { resource: r, action } = next;
-      options.emit({ type: 'step-plan', step: r.key, action });
+      options.emit({ type: 'step-plan', step: r.key, action: shownAction(action) });
       const report: StepReport = { step: r.key, action };
       reports.push(report);
       if ((await applier.before(next)) === 'deferred') return undefined;
@@ -83,12 +84,19 @@ function reportOf(steps: StepReport[]): RunReport {
   return { steps, changed: steps.some((r) => changes(r.action)) };
 }
 
-/** A dry run, or a refused plan: each step with its action; a refused one as failed. */
-function showPlan(steps: PlannedStep[], emit: Emit): void {
+/** A dry run, or a refused plan: each step with its action; a refused one as failed. A dry run
+ *  shows a step's parts too, each as a row of its own under the step's phase. */
+function showPlan(steps: PlannedStep[], emit: Emit, withParts: boolean): void {
   for (const { resource: r, action } of steps) {
     emit({ type: 'step-start', step: r.key, title: r.title, phase: r.phase });
-    emit({ type: 'step-plan', step: r.key, action });
+    emit({ type: 'step-plan', step: r.key, action: shownAction(action) });
     for (const refusal of action.refusals ?? [])
       emit({ type: 'step-failed', step: r.key, ...refusal });
+    if (!withParts) continue;
+    for (const part of action.parts ?? []) {
+      const step = `${r.key}:${part.step}`;
+      emit({ type: 'step-start', step, title: part.title, phase: r.phase });
+      emit({ type: 'step-plan', step, action: shownAction(part.action) });
+    }
   }
 }

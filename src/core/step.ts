@@ -48,7 +48,21 @@ export const ACTION = z.strictObject({
    *  before the first write, every one of them listed). */
   refusals: z.array(REFUSAL).optional(),
 });
-export type Action = z.infer<typeof ACTION>;
+/** A step of a plan made of others' (root's node step, whose steps the node half plans as
+ *  oac-node: issue #38): each part comes to root as data, and a dry run shows it as a row of its
+ *  own (`<step>:<part>`). Never part of an event: the parts are shown as events of their own. */
+export type Action = z.infer<typeof ACTION> & { parts?: ActionPart[] };
+
+export interface ActionPart {
+  step: string;
+  title: string;
+  action: Action;
+}
+
+/** The action as an event carries it: without its parts (each is an event of its own). */
+export function shownAction({ parts: _parts, ...action }: Action): z.infer<typeof ACTION> {
+  return action;
+}
 
 /** A diff's answer when the host holds something the run must not touch or go past. */
 export function refuse(error: Refusal): Action {

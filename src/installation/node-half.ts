@@ -74,37 +74,13 @@ export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
     return { planned: steps.map((s) => s.action), steps };
   },
   exists: () => true,
-  diff(_r, { planned, refusals: firstRefusals }, earlier) {
-    // Refusals first: what the installed program refuses (or, before it is installed, what
-    // root found) stops the run before anything is written, an upgrade included (the new
-    // program would find the same host).
-    const refusals = [
-      ...(planned ?? []).flatMap((a) => a.refusals ?? []),
-      ...(firstRefusals ?? []),
-    ];
-    if (refusals.length > 0)
-      return {
-        kind: 'refuse',
-        detail: refusals.map((r) => r.message).join('; '),
-        refusals,
-      };
-    // A new program is installed first and prepares the node; the installed (older) program
-    // answered this probe, so its plan is not the one that will run (DECL-03).
-    const program = earlier.get(KEYS.program);
-    if (program !== undefined && changes(program) && planned !== undefined)
-      return {
-        kind: 'update',
-        detail: 'node state, files, image, network and registration, checked by the new program',
-      };
-    if (planned === undefined)
-      return {
-        kind: 'create',
-        detail: 'node state, files, Runtime image, network and registration (as oac-node)',
-      };
-    const changing = planned.filter(changes);
-    if (changing.length === 0)
-      return { kind: 'unchanged', detail: 'node state, program, image, network and registration' };
-    return { kind: 'update', detail: changing.map((a) => `${a.kind} ${a.detail}`).join('; ') };
+  diff(_r, actual, earlier) {
+    const action = nodeStepAction(actual, earlier);
+    // Issue #38: each step the node half plans comes to root as data, shown as a row of its
+    // own (`node:<step>`) under this one; not on an upgrade, whose plan the installed (older)
+    // program made: the new program plans again once it is in place, and the line says so.
+    const shown = actual.steps !== undefined && !upgrading(actual, earlier);
+    return shown ? { ...action, parts: actual.steps } : action;
   },
   async apply(_r, _action, _actual, ctx) {
     await runChild(ctx, false, ctx.emit);
@@ -112,6 +88,48 @@ export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
   },
   remove: () => Promise.resolve({ outcome: 'skipped', detail: 'the node half' }),
 };
+
+/** The node step's own action, from the node half's plan (or, before the program is installed,
+ *  root's own plan of its part). */
+function nodeStepAction(
+  { planned, refusals: firstRefusals }: NodeHalfActual,
+  earlier: ReadonlyMap<string, Action>,
+): Action {
+  // Refusals first: what the installed program refuses (or, before it is installed, what
+  // root found) stops the run before anything is written, an upgrade included (the new
+  // program would find the same host).
+  const refusals = [...(planned ?? []).flatMap((a) => a.refusals ?? []), ...(firstRefusals ?? [])];
+  if (refusals.length > 0)
+    return {
+      kind: 'refuse',
+      detail: refusals.map((r) => r.message).join('; '),
+      refusals,
+    };
+  // A new program is installed first and prepares the node; the installed (older) program
+  // answered this probe, so its plan is not the one that will run (DECL-03).
+  if (upgrading({ planned }, earlier))
+    return {
+      kind: 'update',
+      detail:
+        'node state, files, image, network and registration: planned by the new program once it is in place (the installed one is older; its plan is not shown)',
+    };
+  if (planned === undefined)
+    return {
+      kind: 'create',
+      detail: 'node state, files, Runtime image, network and registration (as oac-node)',
+    };
+  const changing = planned.filter(changes);
+  if (changing.length === 0)
+    return { kind: 'unchanged', detail: 'node state, program, image, network and registration' };
+  const count = changing.length === 1 ? '1 step' : `${changing.length} steps`;
+  return { kind: 'update', detail: `${count} of the node half change (as oac-node)` };
+}
+
+/** A new program replaces the installed one in this run (its plan is the new program's). */
+function upgrading({ planned }: NodeHalfActual, earlier: ReadonlyMap<string, Action>): boolean {
+  const program = earlier.get(KEYS.program);
+  return program !== undefined && changes(program) && planned !== undefined;
+}
 
 /** OFFLINE-01: the node half stages a bundle's release (install, when the node serves an older
  *  generation than Core's: src/installation/staged-release.ts); its plan (a refused one as the

@@ -178,10 +178,14 @@ export function planDigest(fingerprint: Record<string, string>): string {
 
 /** The steps as a saved plan keeps them. */
 export function stepsOf(plan: Plan): SavedPlan['steps'] {
-  return plan.steps.map((s) => ({
-    step: s.resource.key,
-    action: { kind: s.action.kind, detail: s.action.detail },
-  }));
+  return plan.steps.flatMap((s) => [
+    { step: s.resource.key, action: { kind: s.action.kind, detail: s.action.detail } },
+    // The node half's steps, as the dry run shows them (`node:<step>`): each is compared too.
+    ...(s.action.parts ?? []).map((p) => ({
+      step: `${s.resource.key}:${p.step}`,
+      action: { kind: p.action.kind, detail: p.action.detail },
+    })),
+  ]);
 }
 
 /** The events a dry run shows, as the saved plan keeps them. */

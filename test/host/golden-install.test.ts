@@ -231,15 +231,28 @@ test('DECL-01 RERUN-01 UNI-01 UNI-02 UNI-03 golden, the whole command: install m
   );
   assert.deepEqual(changed, [], shown(rerun));
   assert.deepEqual(treeOf(root, BACKUPS), installed, 'a rerun writes nothing');
+  // DECL-03, issue #38: the dry run shows the node half's steps one row each, as data.
+  const preview = await install(null, ['--dry-run']);
+  assert.equal(preview.status, 0, `nothing to change\n${shown(preview)}`);
+  const nodeRows = preview.events.flatMap((e) =>
+    e.type === 'step-plan' && e.step?.startsWith('node:') ? [[e.step, e.action?.kind]] : [],
+  );
+  for (const part of ['node:files', 'node:microsandbox-runtime', 'node:enroll'])
+    assert.deepEqual(
+      nodeRows.find(([s]) => s === part),
+      [part, 'unchanged'],
+      `${part}\n${shown(preview)}`,
+    );
+  assert.deepEqual(treeOf(root, BACKUPS), installed, 'a dry run writes nothing');
 
   // UNI-01: while Core lists the node, the dry run shows every step and the refusal; the
   // uninstall itself is refused; both leave the tree as it is.
-  const preview = await uninstall(['--dry-run']);
-  assert.equal(preview.status, 1, shown(preview));
-  assert.equal(endOf(preview), 'core_still_lists', shown(preview));
-  const planned = preview.events.filter((e) => e.type === 'step-plan').map((e) => e.step);
+  const removal = await uninstall(['--dry-run']);
+  assert.equal(removal.status, 1, shown(removal));
+  assert.equal(endOf(removal), 'core_still_lists', shown(removal));
+  const planned = removal.events.filter((e) => e.type === 'step-plan').map((e) => e.step);
   for (const step of ['service', 'unit', 'state', 'program', 'account:oac-node'])
-    assert.ok(planned.includes(step), `${step} in the preview\n${shown(preview)}`);
+    assert.ok(planned.includes(step), `${step} in the preview\n${shown(removal)}`);
   const refused = await uninstall();
   assert.equal(refused.status, 1, shown(refused));
   assert.equal(endOf(refused), 'core_still_lists', shown(refused));

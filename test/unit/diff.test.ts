@@ -158,7 +158,7 @@ test('HOST-07 network: Docker silent → skip (status says why); absent → crea
   );
 });
 
-test('HOST-08 node half: a new host → create; the child plans nothing → unchanged; else its changes, listed', () => {
+test('HOST-08 node half: a new host → create; the child plans nothing → unchanged; else how many of its steps change (each a part of its own: node-step.test.ts)', () => {
   const r = pick('node');
   assert.equal(nodeHalfDriver.diff(r, { planned: undefined }, none).kind, 'create');
   const quiet = [
@@ -172,7 +172,7 @@ test('HOST-08 node half: a new host → create; the child plans nothing → unch
     none,
   );
   assert.equal(busy.kind, 'update');
-  assert.equal(busy.detail, 'create network x');
+  assert.equal(busy.detail, '1 step of the node half change (as oac-node)');
 });
 
 test('DECL-03 service: a restart owed by a killed run is done; an active service someone disabled is enabled, and restarted when owed', () => {
