@@ -43,7 +43,10 @@ test('DECL-02 DECL-04 a network that was there before is adopted and survives un
     assert.equal(removed.status, 0, `${removed.stdout}\n${removed.stderr}`);
     assert.match(
       removed.stdout,
-      new RegExp(`^Kept: oac-node-${id} \\(adopted: it was there before the installer\\)$`, 'm'),
+      new RegExp(
+        `^Kept: network oac-node-${id} \\(adopted: it was there before the installer\\)$`,
+        'm',
+      ),
     );
     const network = await host.exec(['docker', 'network', 'inspect', `oac-node-${id}`]);
     assert.equal(network.status, 0, 'the adopted network is still there');

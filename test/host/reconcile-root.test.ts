@@ -237,7 +237,10 @@ test('UNI-02 an ID this host has no record of (mistyped): nothing changes, and t
 test('UNI-02 issue #38 uninstall while Docker does not answer: the plan refuses on the network it cannot check, before its first removal; nothing changes, the record included; once Docker answers the run finishes', async () => {
   await runRoot();
   // The node half's network, recorded as ours, as an install that reached it leaves it. There
-  // is no Docker socket on the scratch tree: Docker does not answer.
+  // is no Docker socket on the scratch tree, but Docker is installed (its daemon's program):
+  // Docker does not answer.
+  mkdirSync(join(root, 'usr/sbin'), { recursive: true });
+  writeFileSync(join(root, 'usr/sbin/dockerd'), '');
   const host = new Host(root);
   const journal = await Journal.open(host, ID, CORE);
   await journal.record('network', {
@@ -275,6 +278,27 @@ test('UNI-02 issue #38 uninstall while Docker does not answer: the plan refuses 
   // would be by the node half): the uninstall finishes.
   await journal.forget('network');
   await uninstall(request, noEvents);
+  assert.equal(existsSync(join(root, names.journal)), false, 'the record is gone');
+});
+
+test('UNI-02 issue #38 uninstall after Docker was removed from the host for good (no socket, no daemon, no unit): the network went with it, its record is dropped, and the uninstall finishes', async () => {
+  await runRoot();
+  const host = new Host(root);
+  const journal = await Journal.open(host, ID, CORE);
+  await journal.record('network', {
+    kind: 'network',
+    name: names.network,
+    ownership: 'owned',
+    props: {},
+  });
+  const events: EngineEvent[] = [];
+  await uninstall({ root, installationId: ID, force: true, dryRun: false }, (e) => events.push(e));
+  const network = events.find((e) => e.type === 'step-done' && e.step === 'network');
+  assert.ok(network?.type === 'step-done', JSON.stringify(events));
+  assert.deepEqual(network.result, {
+    outcome: 'skipped',
+    detail: `network ${names.network} absent`,
+  });
   assert.equal(existsSync(join(root, names.journal)), false, 'the record is gone');
 });
 

@@ -10,7 +10,7 @@ import {
   DockerRefused,
   DockerUnavailable,
 } from '../../net/docker-api.ts';
-import type { Driver } from '../driver.ts';
+import type { Driver, DriverContext } from '../driver.ts';
 import { defineKind } from '../kind.ts';
 
 export interface NetworkActual {
@@ -19,7 +19,20 @@ export interface NetworkActual {
   reachable: boolean;
   /** It carries this installation's label (the proof, without a record, that it is ours). */
   labelled: boolean;
+  /** Docker is not installed at all (removed for good): no network of it exists any more. */
+  dockerRemoved?: boolean;
 }
+
+/** Where an installed Docker Engine leaves its daemon or its unit (Debian's docker.io, Docker's
+ *  own packages, a manual install); with none of them and no socket, Docker is gone for good. */
+const DOCKER_INSTALLED = [
+  '/usr/bin/dockerd',
+  '/usr/sbin/dockerd',
+  '/usr/local/bin/dockerd',
+  '/lib/systemd/system/docker.service',
+  '/usr/lib/systemd/system/docker.service',
+  '/etc/systemd/system/docker.service',
+];
 
 export const networkDriver: Driver<'network', NetworkActual> = {
   async probe(r, { host }) {
@@ -32,7 +45,10 @@ export const networkDriver: Driver<'network', NetworkActual> = {
         labelled: labels?.[r.label.key] === r.label.value,
       };
     } catch {
-      return { exists: false, reachable: false, labelled: false };
+      // Issue #38: Docker silent and not even installed (no socket, no daemon, no unit): the
+      // network went with it, and an uninstall must not wait for a Docker that never returns.
+      const removed = await dockerRemoved(host, r.socket);
+      return { exists: false, reachable: removed, labelled: false, dockerRemoved: removed };
     } finally {
       await docker.close();
     }
@@ -54,9 +70,9 @@ export const networkDriver: Driver<'network', NetworkActual> = {
         detail: `network ${r.name} (Docker does not answer)`,
         why: 'Docker does not answer, so the network cannot be checked',
       };
-    return a.exists
-      ? { kind: 'unchanged', detail: `network ${r.name}` }
-      : { kind: 'create', detail: `create network ${r.name}`, why: 'the network is gone' };
+    if (a.exists) return { kind: 'unchanged', detail: `network ${r.name}` };
+    const why = a.dockerRemoved === true ? 'Docker is not installed' : 'the network is gone';
+    return { kind: 'create', detail: `create network ${r.name}`, why };
   },
   // The node half creates it (HOST-08), labelled with the installation: root never does.
   async apply(r, _action, _actual, { host }) {
@@ -82,6 +98,11 @@ export const networkDriver: Driver<'network', NetworkActual> = {
   },
 };
 
+async function dockerRemoved(host: DriverContext['host'], socket: string): Promise<boolean> {
+  const found = await Promise.all([socket, ...DOCKER_INSTALLED].map((p) => host.lstat(p)));
+  return found.every((st) => st === undefined);
+}
+
 /** One line the operator can act on: Docker's own refusal (a used-up address pool is the usual
  *  one), or Docker not answering. Anything else stays an internal error. */
 function networkNotCreated(network: string, error: unknown): unknown {
@@ -102,6 +123,7 @@ export const networkKind = defineKind({
   recorded: true,
   driver: networkDriver,
   name: (r) => r.name,
+  label: (r) => `network ${r.name}`,
   removal: (r) => `remove network ${r.name}`,
   madeByNode: () => true,
   provable: async (r, ctx) => (await networkDriver.probe(r, ctx)).labelled,
