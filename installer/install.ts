@@ -115,8 +115,8 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     await preflight(ctx, await recordChecks(ctx, req.allowDowngrade === true));
     req.signal?.throwIfAborted();
     if (ctx.staging !== undefined) {
-      // DECL-05: such a run reconciles nothing (src/node/staged.ts); a plan made now would not
-      // be the installation's, and applying one would skip the rollout.
+      // DECL-05: such a run plans only the staging (src/installation/staged-release.ts), which
+      // is not the installation's plan: saving it, or applying one, would skip the rollout.
       if (req.planOut === true || req.savedPlan !== undefined)
         throw oacError('plan_while_staging', {
           release: ctx.configuration === undefined ? '?' : releaseOf(ctx.configuration),

@@ -4,7 +4,7 @@
 // not empty is drift, named with what differs and what to do (docs/design.md "Records": the host
 // wins, the difference is reported). Read-only.
 import { readJournal } from '../records/journal.ts';
-import type { RootContext } from '../src/installation/root-context.ts';
+import type { InstallContext, RootContext } from '../src/installation/root-context.ts';
 import { plan } from '../src/installation/root-plan.ts';
 import type { ServiceActual } from '../src/resources/drivers/service.ts';
 import { readNodeIdentityFor } from '../src/installation/node-state.ts';
@@ -21,7 +21,16 @@ import { CoreError } from '../src/net/core-errors.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import type { ProxyEnv } from '../src/net/proxy-env.ts';
 import { proxyEnvForNode } from '../records/proxy-settings.ts';
-import { nodeHalfStatus, type NodeHalfStatus, type ResourceStatus } from './status-node-half.ts';
+import {
+  nodeHalfOf,
+  unknownNodeHalf,
+  type NodeHalfStatus,
+  type ResourceStatus,
+} from './status-node-half.ts';
+import { installedNodeInputs } from '../src/installation/installed-node.ts';
+import { nodeStep } from '../src/installation/desired.ts';
+import type { Plan } from '../src/installation/root-plan.ts';
+import type { RootResource } from '../src/installation/root-context.ts';
 import { judgeStep } from './status-judge.ts';
 
 export type { ResourceStatus } from './status-node-half.ts';
@@ -88,14 +97,15 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   const ctx: RootContext = { host, layout: names, journal, emit: () => undefined };
   // The plan with nothing applied (refresh-only: probed all at once, each resource diffed on its
   // own), and Core asked meanwhile (issue #13: status waited for each answer in turn).
-  const probed = recordedResources(names, recorded).filter((r) => r.key !== KEYS.node);
-  const [planned, core, nodeHalf] = await Promise.all([
-    plan(probed, ctx, { refreshOnly: true }),
+  // The node half's plan is a step of it (issue #38), planned as install plans it, with the
+  // installed node's inputs.
+  const [{ planned, nodeHalf }, core] = await Promise.all([
+    refreshPlan(ctx, recordedResources(names, recorded)),
     coreStatusOf(host, names, recorded.core_url),
-    nodeHalfOf(host, names, journal),
   ]);
   let service = { unit: names.unitName, enabled: false, active: false };
-  const rootResources = planned.steps.map(({ resource: r, action, actual }): ResourceStatus => {
+  const rootSteps = planned.steps.filter((s) => s.resource.key !== KEYS.node);
+  const rootResources = rootSteps.map(({ resource: r, action, actual }): ResourceStatus => {
     const ownership = recorded.resources[r.key]?.ownership ?? 'owned';
     if (r.key === KEYS.service) {
       const a = actual as ServiceActual;
@@ -147,20 +157,24 @@ function merged(root: ResourceStatus[], node: ResourceStatus[]): ResourceStatus[
   return rows;
 }
 
-/** The node half's plan with nothing applied, or why it could not be made (no registered node,
- *  Core unreachable: Core's own line says so). */
-async function nodeHalfOf(host: Host, names: Layout, journal: Journal): Promise<NodeHalfStatus> {
+/** The refresh-only plan of what the journal records and of the node step, or of what the
+ *  journal records alone when the node half's plan cannot be made (the node not registered,
+ *  Core unreachable, Docker down): status then says why, and still judges the rest. */
+async function refreshPlan(
+  ctx: RootContext,
+  recorded: RootResource[],
+): Promise<{ planned: Plan; nodeHalf: NodeHalfStatus }> {
+  const refresh = { refreshOnly: true } as const;
+  const node = await installedNodeInputs(ctx.host, ctx.layout, ctx.journal);
+  if (typeof node === 'string')
+    return { planned: await plan(recorded, ctx, refresh), nodeHalf: unknownNodeHalf(node) };
   try {
-    const identity = await readNodeIdentityFor(host, names, journal.snapshot.core_url);
-    if (identity === undefined || !isRegistered(identity))
-      return { state: 'unknown', detail: 'the node is not registered', resources: [] };
-    // TRUST-01: Core is asked as the node asks it, trusting its recorded pin alone.
-    pinOrigin(identity.core_url, identity.core_pin ?? null);
-    const proxyEnv = await proxyEnvForNode(host, names);
-    return await nodeHalfStatus(host, names, journal, identity, proxyEnv);
+    const withNode: InstallContext = { ...ctx, node };
+    const planned = await plan([...recorded, nodeStep()], withNode, refresh);
+    return { planned, nodeHalf: nodeHalfOf(planned) };
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return { state: 'unknown', detail, resources: [] };
+    const why = error instanceof Error ? error.message : String(error);
+    return { planned: await plan(recorded, ctx, refresh), nodeHalf: unknownNodeHalf(why) };
   }
 }
 

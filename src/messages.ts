@@ -209,7 +209,7 @@ export const MESSAGES = {
   },
   plan_while_staging: {
     message:
-      "This run only stages release {release} for the running node's rollout to generation {generation}: it has no plan to save",
+      "This run only stages release {release} for the running node's rollout to generation {generation}: that is no plan of the installation to save",
     hint: 'Run the same command without --plan-out (it changes nothing but the release the node serves); then make the plan.',
   },
   plan_refused: {

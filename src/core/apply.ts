@@ -1,9 +1,9 @@
 // Applying a plan (docs/design.md "Shape"): a dry run shows every step; a refused plan stops with
 // every refusal and changes nothing; otherwise each planned action is applied in order, each
 // step between its step-start and its step-done or step-failed event. A signal stops at a step
-// boundary (RERUN-04): the abort's reason is the error it stops with. The core renders no message:
-// a refused plan's error is its applier's to make. What a step records is the caller's (the installation's journal): the
-// core calls it just before and just after each action.
+// boundary (RERUN-04): the abort's reason is the error it stops with. The core renders no
+// message: a refused plan's error is its applier's to make. What a step records is the caller's
+// (the installation's journal): the core calls it just before and just after each action.
 import type { Emit } from './events.ts';
 import type { Plan, PlannedStep } from './plan.ts';
 import {

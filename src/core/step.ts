@@ -56,7 +56,8 @@ export type Action = z.infer<typeof ACTION> & { parts?: ActionPart[] };
 export interface ActionPart {
   step: string;
   title: string;
-  action: Action;
+  /** One level only: a part has no parts of its own. */
+  action: z.infer<typeof ACTION>;
 }
 
 /** The action as an event carries it: without its parts (each is an event of its own). */

@@ -128,7 +128,9 @@ function nodeItems(part: NodeResource[], provider: Provider | undefined): Desire
   }));
 }
 
-/** The node half's run, in root's view (its driver: src/installation/node-half.ts). */
+/** The node half's run, in root's view (its driver: src/installation/node-half.ts): install
+ *  plans it in the desired value, status beside what the journal records. */
+export const nodeStep = (): RootResource => NODE_STEP;
 const NODE_STEP: RootResource = {
   kind: 'node',
   key: KEYS.node,

@@ -1,7 +1,7 @@
-// Every resource kind by name (issue #38): the registry of the node library (src/node/kind-registry.ts)
-// and the installation's own steps (src/installation/node-half.ts, staged-release.ts). What a plan, the
-// journal, status, saved plans and uninstall need to know of a resource they ask its kind here,
-// never by testing which kind it is.
+// Every resource kind by name (issue #38): the registry of the node library
+// (src/node/kind-registry.ts) and the installation's own steps (src/installation/node-half.ts,
+// staged-release.ts). What a plan, the journal, status, saved plans and uninstall need to know
+// of a resource they ask its kind here, never by testing which kind it is.
 import type { Driver as CoreDriver } from '../core/driver.ts';
 import type { DriverContext } from '../resources/driver.ts';
 import type { KindModule, Props } from '../resources/kind.ts';

@@ -3,25 +3,19 @@
 // the installation's value itself, with the checks it can make without writing anything
 // (issue #23): a node directory's path taken by something else, a shared checkpoint store the
 // node account could not write. Each is a refusal of the plan, found before the first write.
-import { refuse, type Action } from '../core/step.ts';
+import { refuse, type Action, type ActionPart } from '../core/step.ts';
 import { oacError } from '../messages.ts';
 import type { NodeResource } from '../node/drivers/node-context.ts';
 import { NO_PRIVILEGES } from '../resources/drivers/as-node.ts';
 import type { InstallContext } from './root-context.ts';
 import { NODE_HOME } from '../layout.ts';
 
-export interface FirstStep {
-  step: string;
-  title: string;
-  action: Action;
-}
-
 export async function firstInstallSteps(
   ctx: InstallContext,
   part: NodeResource[],
   ids: { uid: number; gid: number },
-): Promise<FirstStep[]> {
-  const steps: FirstStep[] = [];
+): Promise<ActionPart[]> {
+  const steps: ActionPart[] = [];
   for (const r of part)
     steps.push({ step: r.key, title: r.title, action: await firstAction(r, ctx, ids) });
   return steps;

@@ -20,7 +20,15 @@ import { NO_PRIVILEGES } from '../resources/drivers/as-node.ts';
 import { ENGINE_EVENTS, type EngineEvent } from '../core/events.ts';
 import { refusalError } from '../resources/refusal-error.ts';
 import { MESSAGES, hint, oacError, type MessageCode } from '../messages.ts';
-import { ACTION, REFUSAL, STEP_RESULT, changes, type Action, type Refusal } from '../core/step.ts';
+import {
+  ACTION,
+  REFUSAL,
+  STEP_RESULT,
+  changes,
+  type Action,
+  type ActionPart,
+  type Refusal,
+} from '../core/step.ts';
 import { firstInstallSteps } from './node-half-first.ts';
 import * as z from 'zod';
 import { defineKind } from '../resources/kind.ts';
@@ -29,9 +37,9 @@ import { defineKind } from '../resources/kind.ts';
 const MAX_KEPT_EVENTS = 500;
 
 /** The child's plan, step by step, titled by its step-start. */
-function stepsOf(events: EngineEvent[]): NodeHalfStep[] {
+function stepsOf(events: EngineEvent[]): ActionPart[] {
   const titles = new Map<string, string>();
-  const steps: NodeHalfStep[] = [];
+  const steps: ActionPart[] = [];
   for (const e of events) {
     if (e.type === 'step-start') titles.set(e.step, e.title);
     if (e.type === 'step-plan')
@@ -49,13 +57,7 @@ export interface NodeHalfActual {
   /** Before the program is installed: refusals root found in the node account's part itself. */
   refusals?: Refusal[];
   /** The same, step by step, with each step's title (status lists them). */
-  steps?: NodeHalfStep[];
-}
-
-export interface NodeHalfStep {
-  step: string;
-  title: string;
-  action: Action;
+  steps?: ActionPart[];
 }
 
 export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
@@ -121,8 +123,12 @@ function nodeStepAction(
   const changing = planned.filter(changes);
   if (changing.length === 0)
     return { kind: 'unchanged', detail: 'node state, program, image, network and registration' };
-  const count = changing.length === 1 ? '1 step' : `${changing.length} steps`;
-  return { kind: 'update', detail: `${count} of the node half change (as oac-node)` };
+  return { kind: 'update', detail: `${stepsChanging(changing.length)} (as oac-node)` };
+}
+
+/** How many of the node half's steps change, said as a line (each is a row of its own). */
+export function stepsChanging(count: number): string {
+  return count === 1 ? '1 step of the node half changes' : `${count} steps of the node half change`;
 }
 
 /** A new program replaces the installed one in this run (its plan is the new program's). */
@@ -134,10 +140,9 @@ function upgrading({ planned }: NodeHalfActual, earlier: ReadonlyMap<string, Act
 /** OFFLINE-01: the node half stages a bundle's release (install, when the node serves an older
  *  generation than Core's: src/installation/staged-release.ts); its plan (a refused one as the
  *  answer, its refusals then root's plan data), or what it did. */
-export async function stageRelease(ctx: InstallContext, dryRun: boolean): Promise<Action[]> {
+export async function stageRelease(ctx: InstallContext, dryRun: boolean): Promise<ActionPart[]> {
   const emit = dryRun ? () => undefined : ctx.emit;
-  const events = await runChild(ctx, dryRun, emit, { refusalsAnswer: dryRun });
-  return events.flatMap((e) => (e.type === 'step-plan' ? [e.action] : []));
+  return stepsOf(await runChild(ctx, dryRun, emit, { refusalsAnswer: dryRun }));
 }
 
 /** The request root sends the node half. `mapped`: its paths as this host's (`--root`

@@ -5,33 +5,37 @@
 // half before anything is written; applying it stops the service (its rollout would otherwise
 // write the same files at the same time), has the node half copy the files, and starts the
 // service again whatever happens, so a failed staging leaves the node serving as before.
-import type { Action } from '../core/step.ts';
-import { changes } from '../core/step.ts';
+import { changes, type ActionPart } from '../core/step.ts';
 import { beforeForcedExit, startUnitDetached } from '../host/exit-hooks.ts';
 import type { Host } from '../host/host.ts';
 import { isActive, systemctlFailed } from '../host/systemd.ts';
 import type { Driver } from '../resources/driver.ts';
 import { defineKind } from '../resources/kind.ts';
-import { stageRelease } from './node-half.ts';
+import { stageRelease, stepsChanging } from './node-half.ts';
 import type { InstallContext } from './root-context.ts';
 
 export interface StagedReleaseActual {
-  /** The node half's plan of the staging (its dry run). */
-  planned: Action[];
+  /** The node half's plan of the staging (its dry run), step by step. */
+  planned: ActionPart[];
 }
 
 export const stagedReleaseDriver: Driver<'staged-release', StagedReleaseActual, InstallContext> = {
   probe: async (_r, ctx) => ({ planned: await stageRelease(ctx, true) }),
   exists: () => true,
+  // The node half's steps are parts, a row each (as the node step's): its words never make one
+  // unbounded line of root's.
   diff(r, { planned }) {
-    const refusals = planned.flatMap((a) => a.refusals ?? []);
-    if (refusals.length > 0)
-      return { kind: 'refuse', detail: refusals.map((x) => x.message).join('; '), refusals };
-    const parts = planned.filter(changes).map((a) => `${a.kind} ${a.detail}`);
-    const copied = parts.length === 0 ? 'nothing to copy' : parts.join('; ');
+    const refusals = planned.flatMap((p) => p.action.refusals ?? []);
+    if (refusals.length > 0) {
+      const detail = `release ${r.release} for generation ${r.generation}: refused`;
+      return { kind: 'refuse', detail, refusals, parts: planned };
+    }
+    const changing = planned.filter((p) => changes(p.action)).length;
+    const copied = changing === 0 ? 'nothing to copy' : stepsChanging(changing);
     return {
       kind: 'update',
       detail: `stage release ${r.release} for generation ${r.generation} (${copied}), then restart ${r.unit}`,
+      parts: planned,
     };
   },
   async apply(r, _action, _actual, ctx) {
@@ -54,7 +58,7 @@ export const stagedReleaseKind = defineKind({
 /** `work` with the unit stopped if it ran, started again whatever happens (a failure, an
  *  interruption, a second Ctrl-C); systemctl runs in its own session, out of the terminal's
  *  reach, and a failure to start never hides why the work failed. */
-async function stoppedMeanwhile(host: Host, unit: string, work: () => Promise<unknown>) {
+export async function stoppedMeanwhile(host: Host, unit: string, work: () => Promise<unknown>) {
   const wasActive = await isActive(host, unit);
   const undo =
     wasActive && !host.prefixed ? beforeForcedExit(() => startUnitDetached(unit)) : () => true;

@@ -1,7 +1,7 @@
 // The registry of resource kinds (issue #38): the one list of them, each kind's module given by
 // name (src/resources/kind.ts says what a module holds). The installation's own steps (the node
-// half, a staged release) are added where they are defined (src/installation/kinds.ts); a kind missing from either list fails
-// to type-check there.
+// half, a staged release) are added where they are defined (src/installation/kinds.ts); a kind
+// missing from either list fails to type-check there.
 import type { KindModule } from '../resources/kind.ts';
 import type { Kind } from '../resources/resources.ts';
 import { accountKind } from '../resources/drivers/account.ts';

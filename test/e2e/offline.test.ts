@@ -243,7 +243,7 @@ test('OFFLINE-01 DECL-05 issue #14 (b): a host without the console files install
     assert.match(
       noPlan.stderr,
       new RegExp(
-        `^oac-node: This run only stages release ${next.manifest.release.replaceAll('.', '\\.')} for the running node's rollout to generation ${target}: it has no plan to save$`,
+        `^oac-node: This run only stages release ${next.manifest.release.replaceAll('.', '\\.')} for the running node's rollout to generation ${target}: that is no plan of the installation to save$`,
         'm',
       ),
     );

@@ -244,6 +244,18 @@ test('DECL-01 RERUN-01 UNI-01 UNI-02 UNI-03 golden, the whole command: install m
       `${part}\n${shown(preview)}`,
     );
   assert.deepEqual(treeOf(root, BACKUPS), installed, 'a dry run writes nothing');
+  // DECL-01, issue #38: status's refresh-only plan holds the node step: the node half's plan,
+  // one row per step, as install made it; Core lists the node, never connected (exit 6).
+  const status = await oacNode(['status', '--installation-id', ID]);
+  assert.equal(status.status, 6, shown(status));
+  const report = JSON.parse(status.stdout) as {
+    node_half: { state: string };
+    resources: { key: string; state: string }[];
+  };
+  assert.deepEqual(report.node_half, { state: 'checked' }, shown(status));
+  for (const key of ['node:files', 'node:microsandbox-runtime', 'node:enroll', 'state', 'unit'])
+    assert.equal(report.resources.find((r) => r.key === key)?.state, 'present', key);
+  assert.deepEqual(treeOf(root, BACKUPS), installed, 'status writes nothing');
 
   // UNI-01: while Core lists the node, the dry run shows every step and the refusal; the
   // uninstall itself is refused; both leave the tree as it is.

@@ -172,7 +172,7 @@ test('HOST-08 node half: a new host → create; the child plans nothing → unch
     none,
   );
   assert.equal(busy.kind, 'update');
-  assert.equal(busy.detail, '1 step of the node half change (as oac-node)');
+  assert.equal(busy.detail, '1 step of the node half changes (as oac-node)');
 });
 
 test('DECL-03 service: a restart owed by a killed run is done; an active service someone disabled is enabled, and restarted when owed', () => {

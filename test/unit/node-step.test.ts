@@ -6,10 +6,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { applySteps } from '../../src/core/apply.ts';
+import { planSteps } from '../../src/core/plan.ts';
+import { OacError } from '../../src/errors.ts';
+import { interruptedError } from '../../src/interrupted.ts';
+import { checkSavedPlan, stepsOf, type SavedPlan } from '../../src/installation/saved-plan.ts';
 import type { EngineEvent } from '../../src/core/events.ts';
-import type { Action } from '../../src/core/step.ts';
+import type { Action, ActionPart } from '../../src/core/step.ts';
 import { KEYS } from '../../src/installation/desired.ts';
-import { nodeHalfDriver, type NodeHalfStep } from '../../src/installation/node-half.ts';
+import { nodeHalfDriver } from '../../src/installation/node-half.ts';
 import type { NodeHalfResource } from '../../src/resources/resources.ts';
 
 const NODE: NodeHalfResource = {
@@ -18,7 +22,7 @@ const NODE: NodeHalfResource = {
   title: 'Node half',
   phase: 'prepare',
 };
-const step = (name: string, action: Action): NodeHalfStep => ({
+const step = (name: string, action: Action): ActionPart => ({
   step: name,
   title: `The ${name}`,
   action,
@@ -26,7 +30,7 @@ const step = (name: string, action: Action): NodeHalfStep => ({
 const files = step('files', { kind: 'unchanged', detail: 'files verified' });
 const image = step('image', { kind: 'create', detail: 'download and load oac-runtime:1' });
 const none = new Map<string, Action>();
-const diff = (steps: NodeHalfStep[], earlier = none, firstInstall = false) =>
+const diff = (steps: ActionPart[], earlier = none, firstInstall = false) =>
   nodeHalfDriver.diff(
     NODE,
     firstInstall ? { planned: undefined, steps } : { planned: steps.map((s) => s.action), steps },
@@ -36,7 +40,7 @@ const diff = (steps: NodeHalfStep[], earlier = none, firstInstall = false) =>
 test("DECL-03 RERUN-01 the node step is the node half's steps as parts: changed when one of them changes, each kept as data", () => {
   const changed = diff([files, image]);
   assert.equal(changed.kind, 'update');
-  assert.equal(changed.detail, '1 step of the node half change (as oac-node)');
+  assert.equal(changed.detail, '1 step of the node half changes (as oac-node)');
   assert.deepEqual(changed.parts, [files, image], 'typed steps, not a line of text');
   const same = diff([files]);
   assert.equal(same.kind, 'unchanged');
@@ -101,4 +105,62 @@ test('DECL-03 a dry run shows each part as a row of its own; no event carries th
   );
   assert.deepEqual(titles[1], ['node:files', 'The files', 'prepare']);
   for (const e of events) assert.ok(!('parts' in (e.type === 'step-plan' ? e.action : {})), e.step);
+});
+
+test('DECL-05 a saved plan keeps and compares each part as a step of its own (node:<step>)', () => {
+  const action = diff([files, image]);
+  const plan = {
+    steps: [{ resource: NODE, action, actual: undefined, exists: true, recorded: undefined }],
+    refusals: [],
+  };
+  const steps = stepsOf(plan);
+  assert.deepEqual(
+    steps.map((s) => s.step),
+    ['node', 'node:files', 'node:image'],
+  );
+  const fingerprint = { journal: 'a'.repeat(64) };
+  const saved = { steps, fingerprint } as unknown as SavedPlan;
+  checkSavedPlan(saved, { steps, fingerprint }, null);
+  // Only a part moved (the image is there now): the plan is stale, and the line names it.
+  const now = stepsOf({
+    ...plan,
+    steps: [
+      {
+        ...plan.steps[0]!,
+        action: diff([files, step('image', { kind: 'unchanged', detail: 'image' })]),
+      },
+    ],
+  });
+  assert.throws(
+    () => checkSavedPlan(saved, { steps: now, fingerprint }, null),
+    (e: unknown) =>
+      e instanceof OacError &&
+      e.code === 'plan_stale' &&
+      /step node(:image)? differs/.test(e.message),
+  );
+});
+
+test("OPS-03 a run stops on its signal with the abort's reason itself: the core makes no error of its own", async () => {
+  const stop = new AbortController();
+  const reason = interruptedError('SIGINT');
+  stop.abort(reason);
+  const planner = { driverOf: () => nodeHalfDriver as never, judge: async <S>(s: S) => s };
+  await assert.rejects(
+    planSteps([NODE], {}, planner, { signal: stop.signal }),
+    (e) => e === reason,
+  );
+  const applier = {
+    before: async () => 'apply' as const,
+    apply: async () => ({ outcome: 'updated' as const, detail: 'x' }),
+    after: async () => undefined,
+    refused: () => new Error('not refused'),
+  };
+  const planned = {
+    steps: [{ resource: NODE, action: diff([image]), actual: undefined, exists: true }],
+    refusals: [],
+  };
+  await assert.rejects(
+    applySteps(planned, applier, { dryRun: false, emit: () => undefined, signal: stop.signal }),
+    (e) => e === reason,
+  );
 });
