@@ -32,6 +32,7 @@ import {
 import { firstInstallSteps } from './node-half-first.ts';
 import * as z from 'zod';
 import { defineKind } from '../resources/kind.ts';
+import { NODE_HALF_RESOURCE } from '../resources/resources.ts';
 
 /** A bound on what root keeps of the child's events (a few per resource in practice). */
 const MAX_KEPT_EVENTS = 500;
@@ -332,6 +333,7 @@ function firstLines(text: string): string {
  *  the others in src/installation/kinds.ts; root runs the node half through it, unrecorded. */
 export const nodeStepKind = defineKind({
   kind: 'node',
+  desired: NODE_HALF_RESOURCE,
   recorded: false,
   driver: nodeHalfDriver,
   name: () => 'node half',

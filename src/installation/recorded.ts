@@ -18,7 +18,11 @@ export function recordedResources(layout: Layout, journal: JournalData): RootRes
   const shape = withPreviousProgram(layout, resourceShape(layout, { provider: undefined, groups }));
   return shape.flatMap((r): RootResource[] => {
     const entry = journal.resources[r.key];
-    return entry === undefined ? [] : [kindOf(r).fromRecord(r, entry.props) as RootResource];
+    if (entry === undefined) return [];
+    // What the record kept, as its kind keeps it; a damaged property is not taken (compared as
+    // unknown), rather than read as something it is not.
+    const kept = kindOf(r).schemas.recorded.safeParse(entry.props);
+    return [kindOf(r).fromRecord(r, kept.success ? kept.data : {}) as RootResource];
   });
 }
 

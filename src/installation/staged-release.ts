@@ -13,6 +13,7 @@ import type { Driver } from '../resources/driver.ts';
 import { defineKind } from '../resources/kind.ts';
 import { stageRelease, stepsChanging } from './node-half.ts';
 import type { InstallContext } from './root-context.ts';
+import { STAGED_RELEASE_RESOURCE } from '../resources/resources.ts';
 
 export interface StagedReleaseActual {
   /** The node half's plan of the staging (its dry run), step by step. */
@@ -50,6 +51,7 @@ export const stagedReleaseDriver: Driver<'staged-release', StagedReleaseActual, 
 
 export const stagedReleaseKind = defineKind({
   kind: 'staged-release',
+  desired: STAGED_RELEASE_RESOURCE,
   recorded: false,
   driver: stagedReleaseDriver,
   name: (r) => `release ${r.release} for generation ${r.generation}`,

@@ -6,6 +6,7 @@
 // src/installation/node-half.ts) defines one; the registry (src/node/kind-registry.ts, with the node
 // step in src/installation/kinds.ts) is the only list of them, and nothing else asks which kind
 // a resource is.
+import { z } from 'zod';
 import type { Driver as CoreDriver } from '../core/driver.ts';
 import type { DriverContext } from './driver.ts';
 import type { Kind, ResourceOf } from './resources.ts';
@@ -25,6 +26,10 @@ export interface KindModule<K extends Kind> {
   readonly recorded: boolean;
   /** Each half calls it with its own context (src/installation/kinds.ts, src/node/kind-registry.ts). */
   readonly driver: CoreDriver<ResourceOf<K>, unknown, never>;
+  /** Issue #38: its shapes as zod schemas: the desired value (src/resources/resources.ts), and
+   *  what the journal keeps of it (`recordedProps`), checked when a record is read back (a
+   *  property of another type is not taken: src/installation/recorded.ts). */
+  readonly schemas: { desired: z.ZodType<ResourceOf<K>>; recorded: z.ZodType<Props> };
   /** One line naming it: the journal's `name`, status, messages. */
   name(r: ResourceOf<K>): string;
   /** How an uninstall's plan names it in a sentence (`user oac-node`). */
@@ -58,15 +63,24 @@ export interface KindModule<K extends Kind> {
   provable(r: ResourceOf<K>, ctx: DriverContext, proofs: Proofs): Promise<boolean>;
 }
 
-type Required<K extends Kind> = Pick<KindModule<K>, 'kind' | 'recorded' | 'driver' | 'name'>;
+type Required<K extends Kind> = Pick<KindModule<K>, 'kind' | 'recorded' | 'driver' | 'name'> & {
+  desired: z.ZodType<ResourceOf<K>>;
+};
+
+/** What the journal keeps of a kind that keeps nothing but its name. Not strict: a record also
+ *  carries a run's own marks (`proved`, `kept_unconfirmed`), which no kind reads back. */
+const NOTHING_KEPT = z.object({});
 
 /** A kind's module: what it does not say is the plain case (removed by name, nothing recorded
  *  beyond its name, compared as it is, never secret, made by root, reads nothing, always
  *  wanted, no version, never provable). */
 export function defineKind<K extends Kind>(
-  spec: Required<K> & Partial<KindModule<K>>,
+  spec: Required<K> &
+    Partial<Omit<KindModule<K>, 'schemas'>> & { recordedShape?: z.ZodType<Props> },
 ): KindModule<K> {
+  const { desired, recordedShape, ...rest } = spec;
   return {
+    schemas: { desired, recorded: recordedShape ?? NOTHING_KEPT },
     label: spec.name,
     removal: (r) => `remove ${spec.name(r)}`,
     keptFor: (what) => `it holds ${what}`,
@@ -81,7 +95,7 @@ export function defineKind<K extends Kind>(
     missingAdvice: () => undefined,
     perGeneration: () => true,
     provable: async () => false,
-    ...spec,
+    ...rest,
   };
 }
 

@@ -140,3 +140,30 @@ test('issue #38 nothing outside the kind modules asks which kind a resource is, 
   ];
   assert.deepEqual(found.sort(), allowed.sort());
 });
+
+test("issue #38 DECL-01 each kind has zod schemas: every resource of an install's desired value is its kind's desired shape, and what the journal keeps of it its recorded shape", () => {
+  const values = [
+    wanted(),
+    wanted({ https_proxy: 'http://proxy.example:3128' }),
+    desired({
+      layout: names,
+      provider: 'microsandbox',
+      group: 'kvm',
+      coreUrl: 'https://core.example',
+      corePin: null,
+      proxyEnv: {},
+      envKey: 'e0'.repeat(32),
+      program: { source: '/tmp/oac-node', sha256: 'a'.repeat(64), version: '0.2.0' },
+    }),
+  ];
+  for (const r of values.flat()) {
+    const { desired: shape, recorded } = kindOf(r).schemas;
+    const parsed = shape.safeParse(r);
+    assert.ok(parsed.success, `${r.key}: ${JSON.stringify(parsed.error?.issues)}`);
+    assert.ok(recorded.safeParse(recordedProps(r)).success, `${r.key}: its recorded props`);
+  }
+  const unit = byKey(wanted(), KEYS.unit);
+  // A field the shape does not name, or one of another type, is not that kind's value.
+  assert.equal(kindOf(unit).schemas.desired.safeParse({ ...unit, extra: 1 }).success, false);
+  assert.equal(kindOf(unit).schemas.recorded.safeParse({ sha256: 7 }).success, false);
+});

@@ -7,6 +7,7 @@ import { DockerApi } from '../../net/docker-api.ts';
 import type { Driver } from '../../resources/driver.ts';
 import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
+import { DOCKER_IMAGE_RESOURCE } from '../../resources/resources.ts';
 
 export const dockerImageDriver: Driver<'docker-image', { present: boolean }, NodeContext> = {
   async probe(r, { host }) {
@@ -34,6 +35,7 @@ export const dockerImageDriver: Driver<'docker-image', { present: boolean }, Nod
 /** The Runtime image in Docker as a kind (src/resources/kind.ts): the node half's, unrecorded. */
 export const dockerImageKind = defineKind({
   kind: 'docker-image',
+  desired: DOCKER_IMAGE_RESOURCE,
   recorded: false,
   driver: dockerImageDriver,
   name: (r) => `image ${r.reference}`,

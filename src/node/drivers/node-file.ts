@@ -8,6 +8,7 @@ import type { Driver } from '../../resources/driver.ts';
 import { fileSha256, rememberSha256 } from '../../resources/drivers/file-digest.ts';
 import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
+import { NODE_FILE_RESOURCE } from '../../resources/resources.ts';
 
 export const nodeFileDriver: Driver<'node-file', { verified: boolean }, NodeContext> = {
   async probe(r, ctx) {
@@ -38,6 +39,7 @@ export const nodeFileDriver: Driver<'node-file', { verified: boolean }, NodeCont
 /** A microsandbox file of the release as a kind (src/resources/kind.ts): unrecorded. */
 export const nodeFileKind = defineKind({
   kind: 'node-file',
+  desired: NODE_FILE_RESOURCE,
   recorded: false,
   driver: nodeFileDriver,
   name: (r) => r.path,

@@ -14,6 +14,7 @@ import type { Driver } from '../../resources/driver.ts';
 import { parseProviderFile, providerFileDigest } from '../provider-file.ts';
 import { loadServing } from '../serving.ts';
 import { defineKind } from '../../resources/kind.ts';
+import { PROVIDER_FILE_RESOURCE } from '../../resources/resources.ts';
 
 export interface ProviderFileActual {
   current: string | undefined;
@@ -63,6 +64,7 @@ function digestOf(text: string): string | undefined {
 /** The provider file as a kind (src/resources/kind.ts): unrecorded (it lies in the state). */
 export const providerFileKind = defineKind({
   kind: 'provider-file',
+  desired: PROVIDER_FILE_RESOURCE,
   recorded: false,
   driver: providerFileDriver,
   perGeneration: () => false,

@@ -8,6 +8,7 @@ import { registerNode } from '../register.ts';
 import type { Driver } from '../../resources/driver.ts';
 import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
+import { REGISTRATION_RESOURCE } from '../../resources/resources.ts';
 
 interface RegistrationActual {
   registered: boolean;
@@ -53,6 +54,7 @@ function trusted(pin: string | null): string {
 /** The registration with Core as a kind (src/resources/kind.ts): unrecorded. */
 export const registrationKind = defineKind({
   kind: 'registration',
+  desired: REGISTRATION_RESOURCE,
   recorded: false,
   driver: registrationDriver,
   perGeneration: () => false,

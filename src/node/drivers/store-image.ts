@@ -9,6 +9,7 @@ import { lstatIfExists, removeFile } from '../../host/files.ts';
 import type { Driver } from '../../resources/driver.ts';
 import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
+import { STORE_IMAGE_RESOURCE } from '../../resources/resources.ts';
 
 export const storeImageDriver: Driver<'store-image', { present: boolean }, NodeContext> = {
   async probe(r, { host }) {
@@ -41,6 +42,7 @@ export const storeImageDriver: Driver<'store-image', { present: boolean }, NodeC
 /** The image in the microsandbox store as a kind (src/resources/kind.ts): unrecorded. */
 export const storeImageKind = defineKind({
   kind: 'store-image',
+  desired: STORE_IMAGE_RESOURCE,
   recorded: false,
   driver: storeImageDriver,
   name: (r) => `image ${r.reference}`,

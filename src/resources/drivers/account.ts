@@ -5,6 +5,7 @@ import { addSystemUser, deleteUser, readPasswd, type PasswdEntry } from '../../h
 import { oacError } from '../../messages.ts';
 import type { Driver } from '../driver.ts';
 import type { AccountResource } from '../resources.ts';
+import { ACCOUNT_RESOURCE } from '../resources.ts';
 import { refuse } from '../../core/step.ts';
 import { defineKind } from '../kind.ts';
 
@@ -54,6 +55,7 @@ function hasShape(user: PasswdEntry, r: AccountResource): boolean {
 /** The node account as a kind (src/resources/kind.ts). */
 export const accountKind = defineKind({
   kind: 'account',
+  desired: ACCOUNT_RESOURCE,
   recorded: true,
   driver: accountDriver,
   name: (r) => r.name,

@@ -9,6 +9,7 @@ import { canWriteDirectory } from '../../host/files.ts';
 import { NODE_USER } from '../../layout.ts';
 import type { Driver, DriverContext } from '../driver.ts';
 import type { DirectoryResource } from '../resources.ts';
+import { DIRECTORY_RESOURCE } from '../resources.ts';
 import { refuse, type StepResult } from '../../core/step.ts';
 import { runAsNode } from './as-node.ts';
 import { defineKind } from '../kind.ts';
@@ -118,6 +119,7 @@ function octal(mode: number): string {
  *  there (src/installation/provable.ts). */
 export const directoryKind = defineKind({
   kind: 'directory',
+  desired: DIRECTORY_RESOURCE,
   recorded: true,
   driver: directoryDriver,
   name: (r) => r.path,

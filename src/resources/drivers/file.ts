@@ -1,12 +1,14 @@
 // Root's files: the node program (root-owned, so the node cannot replace what its service runs)
 // and the proxy env file (0600, HOST-06), both in root-only directories. Compared by SHA-256,
 // owner and mode; written atomically with their final mode (SEC-02).
+import { z } from 'zod';
 import { dirname } from 'node:path';
 import { copyFileAtomic } from '../../host/files.ts';
 import { PROGRAM_ROOT, isInstallationId } from '../../layout.ts';
 import { oacError } from '../../messages.ts';
 import type { Driver, DriverContext } from '../driver.ts';
 import type { FileResource } from '../resources.ts';
+import { FILE_RESOURCE } from '../resources.ts';
 import { refuse, type StepResult } from '../../core/step.ts';
 import { fileSha256, rememberSha256 } from './file-digest.ts';
 import { envFileDigest, KEYED_DIGEST, readEnvFile } from '../../../records/env-file.ts';
@@ -163,6 +165,15 @@ async function secretDigest(ctx: DriverContext, r: FileResource): Promise<string
  *  program's version; a marked file (oac-node on PATH) is provably ours while it holds its mark. */
 export const fileKind = defineKind({
   kind: 'file',
+  desired: FILE_RESOURCE,
+  // `service_inputs`: the program an upgrade keeps carries the service's record from before it
+  // (installer/upgrade.ts), for a roll back resumed by a later run.
+  recordedShape: z.object({
+    mode: z.number().int(),
+    sha256: z.string().nullable().optional(),
+    version: z.string().optional(),
+    service_inputs: z.string().optional(),
+  }),
   recorded: true,
   driver: fileDriver,
   name: (r) => r.path,

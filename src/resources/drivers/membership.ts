@@ -4,6 +4,7 @@
 import { addToGroup, readGroups, readPasswd, removeFromGroup } from '../../host/accounts.ts';
 import type { Driver } from '../driver.ts';
 import { defineKind } from '../kind.ts';
+import { MEMBERSHIP_RESOURCE } from '../resources.ts';
 
 export interface MembershipActual {
   member: boolean;
@@ -42,6 +43,7 @@ export const membershipDriver: Driver<'membership', MembershipActual> = {
 /** A group membership as a kind (src/resources/kind.ts). */
 export const membershipKind = defineKind({
   kind: 'membership',
+  desired: MEMBERSHIP_RESOURCE,
   recorded: true,
   driver: membershipDriver,
   name: (r) => `${r.user} in ${r.group}`,

@@ -12,6 +12,7 @@ import {
 } from '../../net/docker-api.ts';
 import type { Driver, DriverContext } from '../driver.ts';
 import { defineKind } from '../kind.ts';
+import { NETWORK_RESOURCE } from '../resources.ts';
 
 export interface NetworkActual {
   exists: boolean;
@@ -120,6 +121,7 @@ function networkNotCreated(network: string, error: unknown): unknown {
  *  its label proves it ours without a record. */
 export const networkKind = defineKind({
   kind: 'network',
+  desired: NETWORK_RESOURCE,
   recorded: true,
   driver: networkDriver,
   name: (r) => r.name,

@@ -3,6 +3,7 @@
 // unit, env file, program and group), and the diff restarts it when that digest differs from
 // the desired one or when a resource it reads changes in this run (a group re-added too: a new
 // membership applies only to a new process). So a dry run shows the restart a real run does.
+import { z } from 'zod';
 import {
   canStartUnits,
   isActive,
@@ -15,6 +16,7 @@ import type { Driver } from '../driver.ts';
 import type { Host } from '../../host/host.ts';
 import type { Layout } from '../../layout.ts';
 import type { ServiceResource } from '../resources.ts';
+import { SERVICE_RESOURCE } from '../resources.ts';
 import { changes, type Action } from '../../core/step.ts';
 import { defineKind, textProp } from '../kind.ts';
 import { unitRunsThisProgram } from './unit.ts';
@@ -133,6 +135,8 @@ function restartReason(
 /** The service as a kind (src/resources/kind.ts): ours without a record when its unit is. */
 export const serviceKind = defineKind({
   kind: 'service',
+  desired: SERVICE_RESOURCE,
+  recordedShape: z.object({ inputs: z.string().optional() }),
   recorded: true,
   driver: serviceDriver,
   name: (r) => r.unit,

@@ -1,5 +1,6 @@
 // The service's unit file (HOST-03), root-owned 0644, compared by SHA-256 with what the
 // installer writes. Removal leaves systemd holding nothing of it (DECL-04).
+import { z } from 'zod';
 import {
   canStartUnits,
   isMaskLink,
@@ -15,6 +16,7 @@ import { sha256 } from '../sha256.ts';
 import { defineKind, textProp } from '../kind.ts';
 import type { DriverContext } from '../driver.ts';
 import type { UnitResource } from '../resources.ts';
+import { UNIT_RESOURCE } from '../resources.ts';
 import { unitRunsProgram } from '../unit-file.ts';
 
 export interface UnitActual {
@@ -118,6 +120,8 @@ export async function unitRunsThisProgram(r: UnitResource, ctx: DriverContext): 
 /** The unit file as a kind (src/resources/kind.ts). */
 export const unitKind = defineKind({
   kind: 'unit',
+  desired: UNIT_RESOURCE,
+  recordedShape: z.object({ sha256: z.string().optional() }),
   recorded: true,
   driver: unitDriver,
   name: (r) => r.path,
