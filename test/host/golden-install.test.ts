@@ -7,25 +7,13 @@
 // else done. In a private mount namespace whose /var/lib is an empty scratch directory: the
 // host's own node state is never reached (HOST-08).
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { buildRelease } from '../../fixtures/release/build.ts';
-import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
-import { startCore, type TestCore } from '../helpers/core.ts';
-import { requireExecutable } from '../helpers/executable.ts';
-import { issueToken, listNodes } from '../helpers/node.ts';
-import { shq } from '../helpers/dockerd-namespace.ts';
-import { makeScratchRoot, treeDiff, treeOf } from '../helpers/scratch-root.ts';
+import type { TestCore } from '../helpers/core.ts';
+import { listNodes, issueToken } from '../helpers/node.ts';
+import { microsandboxRoot, runWithVarLib, type RootRun } from '../helpers/microsandbox-root.ts';
+import { treeDiff, treeOf } from '../helpers/scratch-root.ts';
 
 const ID = '7e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a55';
 // useradd's backups and lock file, and the installer's lock (kept in /run like dpkg's): no
@@ -38,28 +26,7 @@ let root: string;
 let hostVarLib: string;
 
 before(async () => {
-  // Short: the root's microsandbox runtime home must fit in 48 bytes (PRE-05).
-  scratch = mkdtempSync('/tmp/oac-gold-');
-  chmodSync(scratch, 0o755);
-  const dist = await writeFakeDist(join(scratch, 'dist'), 'golden-install');
-  const release = await buildRelease({ ...dist, outDir: join(scratch, 'rel'), version: '0.0.0' });
-  core = await startCore([
-    ...['--release-dir', release.outDir, '--provider', 'microsandbox'],
-    ...['--installation-id', ID],
-  ]);
-  root = makeScratchRoot();
-  // A host microsandbox preflight accepts (PRE-05): /dev/kvm root:kvm 0660 and glibc's loader.
-  if (!/^kvm:/m.test(readFileSync(join(root, 'etc/group'), 'utf8')))
-    execFileSync('groupadd', ['--prefix', root, '--system', 'kvm']);
-  const kvmGid = Number(
-    /^kvm:[^:]*:(\d+):/m.exec(readFileSync(join(root, 'etc/group'), 'utf8'))?.[1],
-  );
-  mkdirSync(join(root, 'dev'));
-  execFileSync('mknod', [join(root, 'dev/kvm'), 'c', '10', '232']);
-  chownSync(join(root, 'dev/kvm'), 0, kvmGid);
-  chmodSync(join(root, 'dev/kvm'), 0o660);
-  mkdirSync(join(root, 'lib64'));
-  writeFileSync(join(root, 'lib64/ld-linux-x86-64.so.2'), '');
+  ({ scratch, core, root } = await microsandboxRoot('/tmp/oac-gold-', ID));
   hostVarLib = join(scratch, 'host-var-lib');
   mkdirSync(hostVarLib, { mode: 0o755 });
 });
@@ -69,49 +36,12 @@ after(async () => {
   if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
 });
 
-interface Event {
-  type: string;
-  step?: string;
-  code?: string;
-  action?: { kind: string };
-  result?: { outcome: string };
-}
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  events: Event[];
-}
+type Run = RootRun;
 
-/** The executable with `args` and `--root`, `--json`, as root runs it, `stdin` on its standard
- *  input, in a mount namespace of its own whose /var/lib is `hostVarLib`. */
-function oacNode(args: string[], stdin = ''): Promise<Run> {
-  const script = `mount --bind ${shq(hostVarLib)} /var/lib && exec "$@"`;
-  const child = spawn(
-    'unshare',
-    [
-      ...['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', requireExecutable()],
-      ...[...args, '--root', root, '--json'],
-    ],
-    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-  child.stdin.end(stdin);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-  return new Promise<Run>((resolve) =>
-    child.once('close', (status) => {
-      clearTimeout(timer);
-      const events = stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Event);
-      resolve({ status, stdout, stderr, events });
-    }),
-  );
-}
+/** The executable with `args`, `--root` and `--json`, in a mount namespace whose /var/lib is
+ *  `hostVarLib`. */
+const oacNode = (args: string[], stdin = ''): Promise<Run> =>
+  runWithVarLib(hostVarLib, [...args, '--root', root, '--json'], stdin);
 
 const install = (token: string | null, more: string[] = []) =>
   oacNode(

@@ -7,13 +7,11 @@
 // state (a digest cache, a file it names): what "the host's /var/lib" would see of the run is
 // then observable, and this machine's own /var/lib is never touched.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
@@ -22,14 +20,16 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { buildRelease } from '../../fixtures/release/build.ts';
-import { writeFakeDist } from '../../fixtures/release/fake-dist.ts';
-import { startCore, type TestCore } from '../helpers/core.ts';
-import { requireExecutable } from '../helpers/executable.ts';
+import type { TestCore } from '../helpers/core.ts';
+import {
+  microsandboxRoot,
+  runWithVarLib,
+  type RootRun,
+  type RunEvent,
+} from '../helpers/microsandbox-root.ts';
 import { issueToken } from '../helpers/node.ts';
 import { NODE_UID } from '../helpers/prepare.ts';
-import { shq } from '../helpers/dockerd-namespace.ts';
-import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
+import { treeOf } from '../helpers/scratch-root.ts';
 
 const ID = '3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e23';
 /** The node state directory, under /var/lib and under the root. */
@@ -47,29 +47,7 @@ let hostVarLib: string;
 let atimeMoves: boolean;
 
 before(async () => {
-  // Short: the root's microsandbox runtime home must fit in 48 bytes (PRE-05).
-  scratch = mkdtempSync('/tmp/oac-nhr-');
-  chmodSync(scratch, 0o755);
-  const dist = await writeFakeDist(join(scratch, 'dist'), 'prepare-root');
-  const release = await buildRelease({ ...dist, outDir: join(scratch, 'rel'), version: '0.0.0' });
-  core = await startCore([
-    ...['--release-dir', release.outDir, '--provider', 'microsandbox'],
-    ...['--installation-id', ID],
-  ]);
-  root = makeScratchRoot();
-  assert.ok(Buffer.byteLength(`${root}/var/lib/oac-node/.oac/m/run`) <= 48, root);
-  // A host microsandbox preflight accepts (PRE-05): /dev/kvm root:kvm 0660 and glibc's loader.
-  if (!/^kvm:/m.test(readFileSync(join(root, 'etc/group'), 'utf8')))
-    execFileSync('groupadd', ['--prefix', root, '--system', 'kvm']);
-  const kvmGid = Number(
-    /^kvm:[^:]*:(\d+):/m.exec(readFileSync(join(root, 'etc/group'), 'utf8'))?.[1],
-  );
-  mkdirSync(join(root, 'dev'));
-  execFileSync('mknod', [join(root, 'dev/kvm'), 'c', '10', '232']);
-  chownSync(join(root, 'dev/kvm'), 0, kvmGid);
-  chmodSync(join(root, 'dev/kvm'), 0o660);
-  mkdirSync(join(root, 'lib64'));
-  writeFileSync(join(root, 'lib64/ld-linux-x86-64.so.2'), '');
+  ({ scratch, core, root } = await microsandboxRoot('/tmp/oac-nhr-', ID));
 
   // The host's own node state of the same installation ID, as a real install leaves it: the
   // node account's tree (its files, its digest cache naming one of them).
@@ -109,45 +87,16 @@ after(async () => {
 /** `install --root` as the line runs it (token on stdin), in a mount namespace of its own whose
  *  /var/lib is `hostVarLib`. It prepares the node, then waits for Core to see it ready, which
  *  no running node here ever is: it stops at that last step (--timeout 1). */
-function installUnderRoot(token: string | null) {
+function installUnderRoot(token: string | null): Promise<RootRun> {
   const args = [
     ...['install', '--core-url', core.core_url, '--installation-id', ID, '--name', 'node-1'],
     ...['--root', root, '--timeout', '1', '--json'],
   ];
-  const script = `mount --bind ${shq(hostVarLib)} /var/lib && exec "$@"`;
-  const child = spawn(
-    'unshare',
-    ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', requireExecutable(), ...args],
-    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-  child.stdin.end(token === null ? '' : `${token}\n`);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-  return new Promise<{ status: number | null; stdout: string; stderr: string; events: Event[] }>(
-    (resolve) =>
-      child.once('close', (status) => {
-        clearTimeout(timer);
-        const events = stdout
-          .split('\n')
-          .filter((l) => l.startsWith('{'))
-          .map((l) => JSON.parse(l) as Event);
-        resolve({ status, stdout, stderr, events });
-      }),
-  );
+  return runWithVarLib(hostVarLib, args, token === null ? '' : `${token}\n`);
 }
 
 /** The code of the run's final error event (none: undefined). */
-const endOf = (r: { events: Event[] }) => r.events.findLast((e) => e.type === 'error')?.code;
-
-interface Event {
-  type: string;
-  step?: string;
-  code?: string;
-  result?: { outcome: string };
-}
+const endOf = (r: { events: RunEvent[] }) => r.events.findLast((e) => e.type === 'error')?.code;
 
 /** What the run did to the host's /var/lib: the access times of its files (read first, then
  *  set back: treeOf reads them too), and its tree. */

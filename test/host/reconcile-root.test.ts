@@ -234,6 +234,18 @@ test('UNI-02 an ID this host has no record of (mistyped): nothing changes, and t
   ]);
 });
 
+/** The node half's network, recorded as ours, as an install that reached it leaves it. */
+async function recordNetwork(host: Host): Promise<Journal> {
+  const journal = await Journal.open(host, ID, CORE);
+  await journal.record('network', {
+    kind: 'network',
+    name: names.network,
+    ownership: 'owned',
+    props: {},
+  });
+  return journal;
+}
+
 test('UNI-02 issue #38 uninstall while Docker does not answer: the plan refuses on the network it cannot check, before its first removal; nothing changes, the record included; once Docker answers the run finishes', async () => {
   await runRoot();
   // The node half's network, recorded as ours, as an install that reached it leaves it. There
@@ -242,13 +254,7 @@ test('UNI-02 issue #38 uninstall while Docker does not answer: the plan refuses 
   mkdirSync(join(root, 'usr/sbin'), { recursive: true });
   writeFileSync(join(root, 'usr/sbin/dockerd'), '');
   const host = new Host(root);
-  const journal = await Journal.open(host, ID, CORE);
-  await journal.record('network', {
-    kind: 'network',
-    name: names.network,
-    ownership: 'owned',
-    props: {},
-  });
+  const journal = await recordNetwork(host);
   const before = treeOf(root, BACKUPS);
   const events: EngineEvent[] = [];
   const request = { root, installationId: ID, force: true, dryRun: false };
@@ -284,13 +290,7 @@ test('UNI-02 issue #38 uninstall while Docker does not answer: the plan refuses 
 test('UNI-02 issue #38 uninstall after Docker was removed from the host for good (no socket, no daemon, no unit): the network went with it, its record is dropped, and the uninstall finishes', async () => {
   await runRoot();
   const host = new Host(root);
-  const journal = await Journal.open(host, ID, CORE);
-  await journal.record('network', {
-    kind: 'network',
-    name: names.network,
-    ownership: 'owned',
-    props: {},
-  });
+  await recordNetwork(host);
   const events: EngineEvent[] = [];
   await uninstall({ root, installationId: ID, force: true, dryRun: false }, (e) => events.push(e));
   const network = events.find((e) => e.type === 'step-done' && e.step === 'network');
