@@ -2,38 +2,30 @@
 // with the host, then wait for Core's "connected and ready" (docs/design.md "Shape"). One installer
 // at a time per host (SEC-05). A rerun of a registered node needs no token and changes nothing
 // that already matches (RERUN-01); --dry-run prints the diffs and changes nothing (DECL-03).
-import { envFileKey, newEnvFileKey, readEnvFile } from '../records/env-file.ts';
 import { Journal } from '../records/journal.ts';
-import { installationDesired, nodePart, rootView } from '../src/installation/desired.ts';
 import type { Emit, EngineEvent } from '../src/core/events.ts';
 import { readNodeIdentity } from '../src/installation/node-state.ts';
 import { applyPlan } from '../src/installation/reconcile.ts';
 import { plan } from '../src/installation/root-plan.ts';
 import { KEYS } from '../src/installation/desired.ts';
-import { recordedResources } from '../src/installation/recorded.ts';
-import { applyRemoval, planRemoval } from '../src/installation/remove.ts';
+import { applyRemoval } from '../src/installation/remove.ts';
 import type { RunReport } from '../src/installation/reconcile.ts';
 import { Host } from '../src/host/host.ts';
 import { NODE_HOME, NODE_USER, layout, type Layout } from '../src/layout.ts';
 import { oacError } from '../src/messages.ts';
 import type { CoreAuth } from '../src/net/core-client.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
-import { prepareRequest } from '../src/installation/node-half.ts';
 import type { StagedReleaseResource } from '../src/resources/resources.ts';
 import { releaseOf } from '../src/node/node-files.ts';
 import type { InstallContext, InstallOptions } from './install-context.ts';
 import { withInstallerLock } from '../records/installer-lock.ts';
 import { preflight } from './preflight.ts';
 import { Findings } from './preflight-findings.ts';
-import { releaseManifest } from './release.ts';
+import { planInstallation, type MadePlan } from './install-plan.ts';
 import {
   checkSavedPlan,
-  fingerprintOf,
   planDigest,
-  stepsOf,
-  type PlanOptions,
   type SavedInstallPlan,
-  type SavedPlan,
 } from '../src/installation/saved-plan.ts';
 import { waitUntilReady } from './wait-ready.ts';
 import { refuseDowngrade } from './downgrade.ts';
@@ -45,7 +37,6 @@ import {
   type Attempt,
 } from './upgrade.ts';
 import { unitRun } from '../src/host/systemd.ts';
-import { VERSION } from '../src/version.ts';
 
 export interface InstallRequest extends InstallOptions {
   root: string;
@@ -74,12 +65,6 @@ interface RunState {
   writing: boolean;
   /** UPG-02: the program this run replaced, kept until the new one is ready. */
   attempt?: Attempt;
-}
-
-export interface MadePlan {
-  options: PlanOptions;
-  steps: SavedPlan['steps'];
-  fingerprint: Record<string, string>;
 }
 
 /** What a terminal shows, in order: preflight, each group of resources, the wait for Core. */
@@ -263,98 +248,20 @@ async function recordChecks(ctx: InstallContext, allowDowngrade: boolean): Promi
   return auth ?? found.stop();
 }
 
-/** The env file's digest key: the file's own, so a rerun rewrites nothing; a new one when there
- *  is no file, it carries none, or it is no regular file of ours (issue #27 finding 5). */
-async function envKeyOf(host: Host, names: Layout): Promise<string> {
-  const there = await readEnvFile(host, names.envFile).catch(() => undefined);
-  return (there === undefined ? undefined : envFileKey(there)) ?? newEnvFileKey();
-}
-
-/** The desired state from what preflight learned, reconciled with the host: first what the
- *  journal records but is no longer wanted (a node that never registered, now for a Core of
- *  another provider) is removed, as uninstall would; then every wanted resource, in order. */
+/** The install's plan (installer/install-plan.ts), applied: first what the journal records but
+ *  is no longer wanted is removed, as uninstall would; then every wanted resource, in order. A
+ *  dry run shows it; a refused plan writes nothing and stops with every refusal. */
 async function reconcileInstallation(
   ctx: InstallContext,
   req: InstallRequest & { corePin: string | null },
   run: RunState,
 ): Promise<RunReport> {
-  const { host, layout: names, journal, emit, configuration, providerGroup } = ctx;
+  const { journal, emit, configuration, providerGroup } = ctx;
   if (configuration === undefined || providerGroup === undefined)
     throw new Error('preflight learns the configuration and the provider group');
-  const installerSha256 = await selfSha256(journal);
-  // The one desired value (DECL-01): root's resources and the node account's part, declared
-  // from the same request the node half gets (in the layout's paths) and the release it reads.
-  const nodeInputs = { ...req, configuration, providerGroup };
-  const request = prepareRequest(
-    { host, layout: names, node: nodeInputs },
-    { dryRun: true, mapped: false },
-  );
-  const manifest = await releaseManifest(ctx, configuration);
-  const items = installationDesired(
-    {
-      layout: names,
-      provider: configuration.provider,
-      group: providerGroup.name,
-      coreUrl: req.coreUrl,
-      corePin: req.corePin ?? null,
-      checkpointRoot: req.checkpointRoot,
-      proxyEnv: req.proxyEnv,
-      envKey: await envKeyOf(host, names),
-      // The running installer: hashed only when its stamp changed since a run hashed it.
-      program: { source: process.execPath, sha256: installerSha256, version: VERSION },
-    },
-    { request, manifest },
-  );
-  const resources = rootView(items);
-  // What root does not plan itself of the node account's part (it records and probes the
-  // node's directories, network and store as its own steps).
-  const part = nodePart(items.filter((i) => i.account === 'root' || !i.recorded));
-  const node = { ...nodeInputs, part };
-  const driverCtx = { host, layout: names, journal, emit, node, signal: req.signal };
-  const wanted = new Set(resources.map((r) => r.key));
-  // The kept program of an upgrade is the upgrade's to drop or put back (installer/upgrade.ts).
-  const stale = recordedResources(names, journal.snapshot).filter(
-    (r) => !wanted.has(r.key) && r.key !== KEYS.previousProgram,
-  );
-  const options = { dryRun: req.dryRun, emit, signal: req.signal };
-  // Planned before the first write (the journal's inputs included): a refusal changes nothing.
-  const planned = await plan(resources, driverCtx, { signal: req.signal, emit });
-  // DECL-05: what the plan was made from, part by part; `apply` compares it before any write.
-  const planOptions = planOptionsOf(req);
-  const saving = req.planOut === true || req.savedPlan !== undefined;
-  // The removals of what the record lists but no longer wants are the plan's too: planned
-  // here, each probe in the fingerprint, each action among the steps, applied as planned.
-  // No other installation's record can want any of it: preflight refused the run if one were
-  // there (HOST-10, checkOneCore).
-  const stalePlan = await planRemoval(stale, driverCtx, { signal: req.signal });
-  const staleProbes = Object.fromEntries(
-    stalePlan.steps.map((s) => [s.resource.key, s.actual ?? null]),
-  );
-  const fingerprint = fingerprintOf({
-    journal: journal.snapshot,
-    configuration,
-    // The release the node half will install (its manifest, from the console or the bundle).
-    manifest: saving ? await releaseManifest(ctx, configuration) : undefined,
-    options: planOptions,
-    proxyEnv: req.proxyEnv,
-    installerSha256,
-    stale: staleProbes,
-    plan: planned,
-  });
-  const steps = [
-    ...stalePlan.steps.map((s) => ({
-      step: `stale:${s.resource.key}`,
-      action: { kind: s.action.kind, detail: s.action.detail },
-    })),
-    ...stepsOf(planned),
-  ];
-  if (req.savedPlan !== undefined)
-    checkSavedPlan(req.savedPlan, { steps, fingerprint }, journal.lastPlan);
-  run.plan = { options: planOptions, steps, fingerprint };
-  // The stale removals' refusals are the run's too (a recorded network Docker cannot be asked
-  // about): with any refusal, nothing is written, the dry run shows every step, and the run
-  // stops with all of them.
-  const refusals = [...stalePlan.refusals, ...planned.refusals];
+  const { planned, stale, driverCtx, made, refusals } = await planInstallation(ctx, req);
+  if (req.savedPlan !== undefined) checkSavedPlan(req.savedPlan, made, journal.lastPlan);
+  run.plan = made;
   run.writing = !req.dryRun && refusals.length === 0;
   if (run.writing)
     await journal.setInputs({
@@ -364,41 +271,17 @@ async function reconcileInstallation(
     });
   // UPG-02: the program this run replaces is kept before anything is written.
   if (run.writing) run.attempt = await keepPreviousProgram(ctx, planned);
+  const options = { dryRun: req.dryRun, emit, signal: req.signal };
   const removed =
     refusals.length === 0 || req.dryRun
-      ? await applyRemoval({ ...stalePlan, refusals: [] }, driverCtx, options)
+      ? await applyRemoval({ ...stale, refusals: [] }, driverCtx, options)
       : { steps: [], changed: false };
   const reconciled = await applyPlan({ ...planned, refusals }, driverCtx, options);
   // A plan applied once is stale afterwards (its digest is the record's last applied plan).
   if (req.savedPlan !== undefined && !req.dryRun)
-    await journal.setLastPlan(planDigest(fingerprint));
+    await journal.setLastPlan(planDigest(made.fingerprint));
   return {
     steps: [...removed.steps, ...reconciled.steps],
     changed: removed.changed || reconciled.changed,
   };
-}
-
-/** The options a saved plan keeps (never the token or a proxy credential). */
-function planOptionsOf(req: InstallRequest & { corePin: string | null }): PlanOptions {
-  return {
-    core_url: req.coreUrl,
-    installation_id: req.installationId,
-    name: req.name,
-    core_pin: req.corePin,
-    checkpoint_root: req.checkpointRoot ?? null,
-    ...(req.allowDowngrade === true ? { allow_downgrade: true as const } : {}),
-    bundle:
-      req.bundle === undefined
-        ? null
-        : {
-            path: req.bundlePath ?? req.bundle.label,
-            manifest_sha256: req.bundleManifestSha256 ?? '',
-          },
-  };
-}
-
-async function selfSha256(journal: Journal): Promise<string> {
-  const sha256 = await journal.digests.sha256(process.execPath);
-  if (sha256 === undefined) throw oacError('program_unreadable', { path: process.execPath });
-  return sha256;
 }
