@@ -149,6 +149,7 @@ const layerImports = {
 const bareErrorAllowed = [
   'installer/install.ts', // preflight learned what the plan needs (a bug if not)
   'installer/install-plan.ts', // the same: preflight learned what the plan needs
+  'src/installation/previous-program.ts', // the plan keeps a recorded program only
   'installer/one-liner.ts', // values were parsed before they are quoted
   'installer/preflight-findings.ts', // a stop comes after a finding
   'records/env-file.ts', // the key is ours, 64 hex digits

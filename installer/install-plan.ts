@@ -7,7 +7,7 @@
 import { envFileKey, newEnvFileKey, readEnvFile } from '../records/env-file.ts';
 import type { Journal } from '../records/journal.ts';
 import type { Refusal } from '../src/core/step.ts';
-import { installationDesired, KEYS, nodePart, rootView } from '../src/installation/desired.ts';
+import { installationDesired, nodePart, rootView } from '../src/installation/desired.ts';
 import { prepareRequest } from '../src/installation/node-half.ts';
 import { recordedResources } from '../src/installation/recorded.ts';
 import { planRemoval, type RemovalPlan } from '../src/installation/remove.ts';
@@ -84,10 +84,9 @@ export async function planInstallation(
   const node = { ...nodeInputs, part };
   const driverCtx = { host, layout: names, journal, emit, node, signal: req.signal };
   const wanted = new Set(resources.map((r) => r.key));
-  // The kept program of an upgrade is the upgrade's to drop or put back (installer/upgrade.ts).
-  const stale = recordedResources(names, journal.snapshot).filter(
-    (r) => !wanted.has(r.key) && r.key !== KEYS.previousProgram,
-  );
+  // The kept program of an upgrade is a step of the plan (wanted, so never stale): the
+  // upgrade drops it or puts it back once the run knows (installer/upgrade.ts).
+  const stale = recordedResources(names, journal.snapshot).filter((r) => !wanted.has(r.key));
   // Planned before the first write (the journal's inputs included): a refusal changes nothing.
   const planned = await plan(resources, driverCtx, { signal: req.signal, emit });
   // DECL-05: what the plan was made from, part by part; `apply` compares it before any write.

@@ -29,13 +29,7 @@ import {
 } from '../src/installation/saved-plan.ts';
 import { waitUntilReady } from './wait-ready.ts';
 import { refuseDowngrade } from './downgrade.ts';
-import {
-  dropPreviousProgram,
-  keepPreviousProgram,
-  undoAttempt,
-  pendingAttempt,
-  type Attempt,
-} from './upgrade.ts';
+import { dropPreviousProgram, undoAttempt, pendingAttempt } from './upgrade.ts';
 import { unitRun } from '../src/host/systemd.ts';
 
 export interface InstallRequest extends InstallOptions {
@@ -63,8 +57,6 @@ export interface InstallResult {
 interface RunState {
   plan?: MadePlan;
   writing: boolean;
-  /** UPG-02: the program this run replaced, kept until the new one is ready. */
-  attempt?: Attempt;
 }
 
 /** What a terminal shows, in order: preflight, each group of resources, the wait for Core. */
@@ -115,7 +107,7 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
       // UPG-02: a failure after the program was replaced rolls the upgrade back too (this run's
       // attempt, or one a killed run left); a run that wrote nothing (a refused plan) does not.
       .catch(async (error: unknown) => {
-        const attempt = run.writing ? await pendingAttempt(ctx, run.attempt) : undefined;
+        const attempt = run.writing ? await pendingAttempt(ctx) : undefined;
         return undoAttempt(ctx, attempt, error, req.signal?.aborted === true, wait);
       })
       .finally(async () => {
@@ -130,7 +122,7 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     if (req.dryRun)
       return { report, provider, ...(run.plan === undefined ? {} : { plan: run.plan }) };
     emit(readyStart());
-    const { nodeId } = await readyOrRolledBack(ctx, req, run.attempt, wait);
+    const { nodeId } = await readyOrRolledBack(ctx, req, wait);
     return { report, nodeId, provider };
   });
 }
@@ -140,10 +132,9 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
 async function readyOrRolledBack(
   ctx: InstallContext,
   req: InstallRequest,
-  attempted: Attempt | undefined,
   wait: () => Promise<{ nodeId: string }>,
 ): Promise<{ nodeId: string }> {
-  const attempt = await pendingAttempt(ctx, attempted);
+  const attempt = await pendingAttempt(ctx);
   const unit = ctx.layout.unitName;
   const run = attempt === undefined ? undefined : await unitRun(ctx.host, unit);
   const watch = run === undefined ? undefined : { unit, invocation: run.invocation };
@@ -269,8 +260,6 @@ async function reconcileInstallation(
       group: providerGroup.name,
       checkpoint_root: req.checkpointRoot ?? null,
     });
-  // UPG-02: the program this run replaces is kept before anything is written.
-  if (run.writing) run.attempt = await keepPreviousProgram(ctx, planned);
   const options = { dryRun: req.dryRun, emit, signal: req.signal };
   const removed =
     refusals.length === 0 || req.dryRun

@@ -1,6 +1,6 @@
 // UPG-02: an upgrade rolls back by itself. Before a run replaces the node program, the program
-// it replaces is kept (a hard link beside it, recorded in the journal with its SHA-256 and
-// version) until the new one is ready. If the new program's service does not become ready (it
+// it replaces is kept (a step of the plan: src/installation/previous-program.ts, a hard link
+// beside it, recorded in the journal with its SHA-256 and version) until the new one is ready. If the new program's service does not become ready (it
 // exits, or Core never lists it ready within the wait), the kept program is put back (one
 // rename), the journal's records of the program and the service are what they were before the
 // attempt, the service restarts on it, and the run waits until Core lists the node ready again,
@@ -8,14 +8,11 @@
 // converges on the next: the service's record owes a restart before the program is swapped
 // back, and a kept program recorded and present is the roll back's source for any later run.
 import type { Journal, JournalResource } from '../records/journal.ts';
-import { changes } from '../src/core/step.ts';
 import { KEYS } from '../src/installation/desired.ts';
-import type { Plan } from '../src/installation/root-plan.ts';
 import { oacError } from '../src/messages.ts';
 import { RESTART_OWED } from '../src/resources/drivers/service.ts';
 import { mustSystemctl } from '../src/host/systemd.ts';
 import type { InstallContext } from './install-context.ts';
-import type { FileActual } from '../src/resources/drivers/file.ts';
 import { sha256FileIfExists } from '../src/host/files.ts';
 import { isVersion } from '../src/version.ts';
 
@@ -25,54 +22,12 @@ export interface Attempt {
   service: JournalResource | undefined;
 }
 
-/** Keeps the installed program before this run replaces it by another release (nothing when
- *  the plan keeps it, when there is none yet, when the file on the host is not the one the
- *  journal records — a repair is no upgrade, and an unknown file is nothing to go back to — or
- *  when a kept program of an earlier attempt is still pending: that one is the proven one). A
- *  dry run keeps nothing. The record comes first, then the link: a run killed between them
- *  leaves a record of a file that is not there, which no later run takes as a source. */
-export async function keepPreviousProgram(
-  ctx: InstallContext,
-  planned: Plan,
-): Promise<Attempt | undefined> {
-  const { host, layout, journal } = ctx;
-  const step = planned.steps.find((s) => s.resource.key === KEYS.program);
-  const program = journal.get(KEYS.program);
-  if (step === undefined || !changes(step.action) || !step.exists || program === undefined)
-    return undefined;
-  const wanted = step.resource.kind === 'file' ? step.resource.sha256 : undefined;
-  const onHost = (step.actual as FileActual | undefined)?.sha256;
-  const recorded = program.props.sha256;
-  if (typeof recorded !== 'string' || onHost !== recorded || wanted === recorded) return undefined;
-  const service = journal.get(KEYS.service);
-  if (await pendingAttempt(ctx, undefined)) return undefined;
-  const kept = layout.previousProgram;
-  const serviceInputs = service?.props.inputs;
-  await journal.record(KEYS.previousProgram, {
-    kind: 'file',
-    name: kept,
-    ownership: 'owned',
-    props: {
-      ...program.props,
-      // A roll back resumed by a later run restores the service's record from here.
-      ...(typeof serviceInputs === 'string' ? { service_inputs: serviceInputs } : {}),
-    },
-  });
-  await host.unlinkFile(kept);
-  await host.linkFile(layout.program, kept);
-  return { program, service };
-}
-
 /** The attempt's kept program, if a run (this one, or one killed before it finished) left one:
  *  recorded, and still there. */
-export async function pendingAttempt(
-  ctx: InstallContext,
-  attempt: Attempt | undefined,
-): Promise<Attempt | undefined> {
+export async function pendingAttempt(ctx: InstallContext): Promise<Attempt | undefined> {
   const kept = ctx.journal.get(KEYS.previousProgram);
   if (kept === undefined || (await ctx.host.lstat(ctx.layout.previousProgram)) === undefined)
     return undefined;
-  if (attempt !== undefined) return attempt;
   const { service_inputs: inputs, ...props } = kept.props;
   const service = ctx.journal.get(KEYS.service);
   return {

@@ -254,14 +254,26 @@ function filled(resources: RootResource[], inputs: DesiredInputs): DesiredItem[]
     env: env === undefined ? null : (envFileDigest(env) ?? null),
     program: inputs.program.sha256,
   };
-  return resources.map((r) => {
+  return resources.flatMap((r) => {
+    // UPG-02: the program this run replaces, kept first (src/installation/previous-program.ts).
     if (r.key === KEYS.program && r.kind === 'file')
-      return asRoot({
-        ...r,
-        sha256: digests.program,
-        copyFrom: inputs.program.source,
-        ...(inputs.program.version === undefined ? {} : { version: inputs.program.version }),
-      });
+      return [
+        asRoot({
+          kind: 'previous-program',
+          key: KEYS.previousProgram,
+          phase: 'program',
+          title: 'Node program kept during an upgrade',
+          path: layout.previousProgram,
+          program: r.path,
+          sha256: digests.program,
+        }),
+        asRoot({
+          ...r,
+          sha256: digests.program,
+          copyFrom: inputs.program.source,
+          ...(inputs.program.version === undefined ? {} : { version: inputs.program.version }),
+        }),
+      ];
     if (r.key === KEYS.pathCommand && r.kind === 'file')
       return asRoot({ ...r, sha256: sha256(pathCommand), content: pathCommand });
     if (r.key === KEYS.envFile && r.kind === 'file')

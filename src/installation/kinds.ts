@@ -9,6 +9,7 @@ import type { Kind, RecordedResource, Resource, ResourceOf } from '../resources/
 import { KINDS } from '../node/kind-registry.ts';
 import { nodeStepKind } from './node-half.ts';
 import { stagedReleaseKind } from './staged-release.ts';
+import { previousProgramKind } from './previous-program.ts';
 
 type Registry = { readonly [K in Kind]: KindModule<K> };
 
@@ -16,7 +17,12 @@ type Registry = { readonly [K in Kind]: KindModule<K> };
 let registry: Registry | undefined;
 
 export function kindOf<K extends Kind>(r: ResourceOf<K>): KindModule<K> {
-  registry ??= { ...KINDS, node: nodeStepKind, 'staged-release': stagedReleaseKind };
+  registry ??= {
+    ...KINDS,
+    node: nodeStepKind,
+    'staged-release': stagedReleaseKind,
+    'previous-program': previousProgramKind,
+  };
   return registry[r.kind as K] as unknown as KindModule<K>;
 }
 

@@ -28,7 +28,8 @@ export type RootKind =
   | 'service'
   | 'network'
   | 'node'
-  | 'staged-release';
+  | 'staged-release'
+  | 'previous-program';
 export type RootResource = ResourceOf<RootKind>;
 
 /** What the node half needs to run (src/installation/node-half.ts). */

@@ -17,7 +17,7 @@ import { providerFileKind } from './drivers/provider-file.ts';
 import { registrationKind } from './drivers/registration.ts';
 import { storeImageKind } from './drivers/store-image.ts';
 
-export type LibraryKind = Exclude<Kind, 'node' | 'staged-release'>;
+export type LibraryKind = Exclude<Kind, 'node' | 'staged-release' | 'previous-program'>;
 
 export const KINDS: { readonly [K in LibraryKind]: KindModule<K> } = {
   account: accountKind,

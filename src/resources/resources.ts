@@ -145,6 +145,20 @@ export const STAGED_RELEASE_RESOURCE = z.strictObject({
 });
 export type StagedReleaseResource = z.infer<typeof STAGED_RELEASE_RESOURCE>;
 
+/** UPG-02: the program an upgrade replaces, kept beside it until the new one is ready
+ *  (src/installation/previous-program.ts). The journal records it as the file it is. */
+export const PREVIOUS_PROGRAM_RESOURCE = z.strictObject({
+  ...base,
+  kind: z.literal('previous-program'),
+  /** Where it is kept. */
+  path: text,
+  /** The installed program it keeps. */
+  program: text,
+  /** The SHA-256 of the program this run installs: nothing to keep when it is the same. */
+  sha256,
+});
+export type PreviousProgramResource = z.infer<typeof PREVIOUS_PROGRAM_RESOURCE>;
+
 // What the node half itself wants (src/node/node-desired.ts): it reconciles these as oac-node,
 // with the same loop and drivers. They live inside its state and store, which root records and
 // removes as whole directories, so they are never recorded themselves.
@@ -218,6 +232,7 @@ export type Resource =
   | NetworkResource
   | NodeHalfResource
   | StagedReleaseResource
+  | PreviousProgramResource
   | DockerImageResource
   | NodeFileResource
   | StoreImageResource

@@ -82,6 +82,7 @@ test('DECL-01 RERUN-01 UNI-01 UNI-02 UNI-03 golden, the whole command: install m
     'directory:home': 'created',
     'directory:program-root': 'created',
     'directory:program': 'created',
+    'program-previous': 'skipped',
     program: 'created',
     'path-command': 'created',
     'node:directory:.oac': 'created',

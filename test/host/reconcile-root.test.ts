@@ -82,6 +82,7 @@ test('DECL-01 golden: install makes exactly the expected tree; a rerun is unchan
     'directory:home': 'created',
     'directory:program-root': 'created',
     'directory:program': 'created',
+    'program-previous': 'skipped',
     program: 'created',
     'path-command': 'created',
     'proxy-settings': 'skipped',
@@ -129,7 +130,10 @@ test('DECL-01 golden: install makes exactly the expected tree; a rerun is unchan
     readFileSync(join(root, 'etc/group'), 'utf8'),
     /^docker:[^:]*:\d+:(.*,)?oac-node(,.*)?$/m,
   );
-  for (const key of Object.keys(first.outcomes).filter((k) => k !== 'proxy-settings'))
+  // Every step recorded but what was skipped (no proxy settings; no program to keep).
+  const skipped = Object.entries(first.outcomes).filter(([, o]) => o === 'skipped');
+  assert.deepEqual(skipped.map(([k]) => k).sort(), ['program-previous', 'proxy-settings']);
+  for (const key of Object.keys(first.outcomes).filter((k) => first.outcomes[k] !== 'skipped'))
     assert.equal(first.journal.resources[key]?.ownership, 'owned', key);
 
   const journalFile = join(root, names.journal);

@@ -38,6 +38,7 @@ test('DECL-01 golden: a Docker node wants these resources, in this order', () =>
     'directory directory:home /var/lib/oac-node',
     'directory directory:program-root /usr/local/lib/oac-node',
     'directory directory:program /usr/local/lib/oac-node/inst-1',
+    'previous-program program-previous /usr/local/lib/oac-node/inst-1/oac-node.previous',
     'file program /usr/local/lib/oac-node/inst-1/oac-node',
     'file path-command /usr/local/sbin/oac-node',
     'directory directory:.oac /var/lib/oac-node/.oac',
@@ -178,11 +179,23 @@ test("DECL-01 HOST-08: one value for the whole installation: every key once, eac
     // the same request and release.
     assert.deepEqual(nodePart(items), nodeHalfDesired(request, MANIFEST));
     // Root's view: the same list as without the release, filled in (status and uninstall start
-    // from that shape).
-    const view = rootView(items).map((r) => r.key);
+    // from that shape), but for the step that keeps the program an upgrade replaces (UPG-02):
+    // status and uninstall find that one as the file the journal records.
+    const view = rootView(items)
+      .map((r) => r.key)
+      .filter((key) => key !== 'program-previous');
+    assert.deepEqual(
+      rootView(items)
+        .map((r) => r.key)
+        .slice(view.indexOf('program'), view.indexOf('program') + 2),
+      ['program-previous', 'program'],
+      'the program is kept before it is replaced',
+    );
     assert.deepEqual(
       view,
-      desired(given).map((r) => r.key),
+      desired(given)
+        .map((r) => r.key)
+        .filter((key) => key !== 'program-previous'),
     );
     assert.deepEqual(
       view,
