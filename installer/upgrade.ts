@@ -1,10 +1,11 @@
 // UPG-02: an upgrade rolls back by itself. Before a run replaces the node program, the program
 // it replaces is kept (a step of the plan: src/installation/previous-program.ts, a hard link
-// beside it, recorded in the journal with its SHA-256 and version) until the new one is ready. If the new program's service does not become ready (it
-// exits, or Core never lists it ready within the wait), the kept program is put back (one
-// rename), the journal's records of the program and the service are what they were before the
-// attempt, the service restarts on it, and the run waits until Core lists the node ready again,
-// then exits non-zero naming what failed. Each step is ordered so that a run killed anywhere
+// beside it, recorded in the journal with its SHA-256 and version) until the new one is ready.
+// If the new program's service does not become ready (it exits, or Core never lists it ready
+// within the wait), the kept program is put back (one rename), the journal's records of the
+// program and the service are what they were before the attempt, the service restarts on it,
+// and the run waits until Core lists the node ready again, then exits non-zero naming what
+// failed. Each step is ordered so that a run killed anywhere
 // converges on the next: the service's record owes a restart before the program is swapped
 // back, and a kept program recorded and present is the roll back's source for any later run.
 import type { Journal, JournalResource } from '../records/journal.ts';

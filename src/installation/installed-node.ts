@@ -38,14 +38,18 @@ export async function installedNodeInputs(
       dispatcher: sharedDispatcher(proxyEnv),
       retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
     });
-    const auth = { kind: 'node', nodeId: identity.node_id, credential: identity.credential };
+    const auth = {
+      kind: 'node',
+      nodeId: identity.node_id,
+      credential: identity.credential,
+    } as const;
     const checkpointRoot = journal.inputs.checkpoint_root;
     return {
       coreUrl: identity.core_url,
       corePin: identity.core_pin ?? null,
       name: identity.name,
       token: undefined,
-      configuration: await client.readConfiguration(auth as never, generation),
+      configuration: await client.readConfiguration(auth, generation),
       providerGroup: { name: group, gid },
       ...(checkpointRoot === null ? {} : { checkpointRoot }),
       proxyEnv,

@@ -8,6 +8,7 @@
 // of an earlier attempt is still there (that one is the proven one). The record comes first,
 // then the link: a run killed between them leaves a record of a file that is not there, which
 // no later run takes as a source.
+import type { JournalResource } from '../../records/journal.ts';
 import { KEYS } from '../resources/keys.ts';
 import type { Driver } from '../resources/driver.ts';
 import { fileSha256 } from '../resources/drivers/file-digest.ts';
@@ -16,10 +17,11 @@ import { PREVIOUS_PROGRAM_RESOURCE } from '../resources/resources.ts';
 import type { RootContext } from './root-context.ts';
 
 export interface PreviousProgramActual {
-  /** The installed program's SHA-256; undefined: none there. */
+  /** The installed program's SHA-256; undefined: none there, or no regular file. */
   onHost: string | undefined;
-  /** What the journal records of the installed program: its SHA-256 and version. */
-  recorded: { sha256: string; version: string | undefined } | undefined;
+  /** The journal's records of the installed program and of the service, as they were before
+   *  this run wrote anything (a later step of it may mark a restart owed): what is kept. */
+  recorded: { program: JournalResource; service: JournalResource | undefined } | undefined;
   /** A program an earlier attempt kept is recorded and still there. */
   pending: boolean;
 }
@@ -27,17 +29,17 @@ export interface PreviousProgramActual {
 export const previousProgramDriver: Driver<'previous-program', PreviousProgramActual, RootContext> =
   {
     async probe(r, ctx) {
-      const program = ctx.journal.get(KEYS.program)?.props;
+      const program = ctx.journal.get(KEYS.program);
       const kept =
         ctx.journal.get(r.key) !== undefined && (await ctx.host.lstat(r.path)) !== undefined;
-      const sha256 = program?.sha256;
-      const version = program?.version;
+      // Only a regular file is a program to go back to (a link is no copy of one).
+      const found = await ctx.host.lstat(r.program);
+      const onHost =
+        found?.isFile() === true ? await fileSha256(ctx, ctx.host.path(r.program)) : undefined;
+      const service = ctx.journal.get(KEYS.service);
       return {
-        onHost: await fileSha256(ctx, ctx.host.path(r.program)),
-        recorded:
-          typeof sha256 === 'string'
-            ? { sha256, version: typeof version === 'string' ? version : undefined }
-            : undefined,
+        onHost,
+        recorded: program === undefined ? undefined : { program, service },
         pending: kept,
       };
     },
@@ -48,26 +50,28 @@ export const previousProgramDriver: Driver<'previous-program', PreviousProgramAc
           kind: 'keep',
           detail: `${r.path}, kept by an earlier upgrade that did not finish`,
         };
-      const replaced = a.recorded !== undefined && a.onHost === a.recorded.sha256;
-      if (!replaced || a.recorded?.sha256 === r.sha256)
+      const sha256 = a.recorded?.program.props.sha256;
+      const replaced = typeof sha256 === 'string' && a.onHost === sha256;
+      if (!replaced || sha256 === r.sha256)
         return { kind: 'skip', detail: `no program to keep (${r.path})` };
-      const version = a.recorded?.version === undefined ? '' : ` ${a.recorded.version}`;
+      const recorded = a.recorded?.program.props.version;
+      const version = typeof recorded === 'string' ? ` ${recorded}` : '';
       return {
         kind: 'create',
         detail: `keep oac-node${version} as ${r.path} until the new program is ready`,
       };
     },
-    async apply(r, _action, _actual, { host, journal }) {
-      const program = journal.get(KEYS.program);
-      if (program === undefined) throw new Error('the plan keeps a recorded program only');
-      // A roll back resumed by a later run restores the service's record from here.
-      const serviceInputs = journal.get(KEYS.service)?.props.inputs;
+    async apply(r, _action, { recorded }, { host, journal }) {
+      if (recorded === undefined) throw new Error('the plan keeps a recorded program only');
+      // A roll back resumed by a later run restores the service's record from here: as it was
+      // when the run planned, before a step of it marked a restart owed.
+      const serviceInputs = recorded.service?.props.inputs;
       await journal.record(r.key, {
         kind: 'file',
         name: r.path,
         ownership: 'owned',
         props: {
-          ...program.props,
+          ...recorded.program.props,
           ...(typeof serviceInputs === 'string' ? { service_inputs: serviceInputs } : {}),
         },
       });

@@ -6,6 +6,8 @@ import type { Layout } from '../layout.ts';
 import { KEYS, resourceShape } from './desired.ts';
 import type { RootResource } from './root-context.ts';
 import { kindOf } from './kinds.ts';
+import type { z } from 'zod';
+import type { Props } from '../resources/kind.ts';
 
 const MEMBERSHIP_PREFIX = KEYS.membership('');
 
@@ -19,16 +21,27 @@ export function recordedResources(layout: Layout, journal: JournalData): RootRes
   return shape.flatMap((r): RootResource[] => {
     const entry = journal.resources[r.key];
     if (entry === undefined) return [];
-    // What the record kept, as its kind keeps it; a damaged property is not taken (compared as
-    // unknown), rather than read as something it is not.
-    const kept = kindOf(r).schemas.recorded.safeParse(entry.props);
-    return [kindOf(r).fromRecord(r, kept.success ? kept.data : {}) as RootResource];
+    const kept = keptProps(kindOf(r).schemas.recorded, entry.props);
+    return [kindOf(r).fromRecord(r, kept) as RootResource];
   });
 }
 
-/** UPG-02: the program an upgrade replaced, kept until the new one is ready: recorded while an
- *  upgrade is under way (or a run was killed in one), so status shows it and uninstall removes
- *  it before the program's directory. Never part of what an install wants. */
+/** What the record kept, as its kind keeps it: a damaged property is not taken (compared as
+ *  unknown), rather than read as something it is not; the others are. */
+function keptProps(schema: z.ZodType<Props>, props: Props): Props {
+  const whole = schema.safeParse(props);
+  if (whole.success) return whole.data;
+  const damaged = new Set(whole.error.issues.map((issue) => String(issue.path[0])));
+  const rest = schema.safeParse(
+    Object.fromEntries(Object.entries(props).filter(([key]) => !damaged.has(key))),
+  );
+  return rest.success ? rest.data : {};
+}
+
+/** UPG-02: the program an upgrade replaced, kept until the new one is ready: recorded (as the
+ *  file it is) while an upgrade is under way (or a run was killed in one), so status shows it
+ *  and uninstall removes it before the program's directory. An install plans its keep as a step
+ *  of its own (src/installation/previous-program.ts). */
 export function withPreviousProgram(layout: Layout, shape: RootResource[]): RootResource[] {
   const at = shape.findIndex((r) => r.key === KEYS.program);
   const kept: RootResource = {

@@ -291,12 +291,21 @@ test('UNI-02 issue #38 uninstall while Docker does not answer: the plan refuses 
   assert.equal(existsSync(join(root, names.journal)), false, 'the record is gone');
 });
 
-test('UNI-02 issue #38 uninstall after Docker was removed from the host for good (no socket, no daemon, no unit): the network went with it, its record is dropped, and the uninstall finishes', async () => {
+test('UNI-02 issue #38 uninstall after Docker was removed from the host for good (no socket, daemon, unit or data root): the network went with it, its record is dropped, and the uninstall finishes', async () => {
   await runRoot();
   const host = new Host(root);
   await recordNetwork(host);
+  // Docker's data root left (a package removed, not purged): a Docker installed again would
+  // find the network there, so that is no Docker gone for good.
+  mkdirSync(join(root, 'var/lib/docker'));
+  const request = { root, installationId: ID, force: true, dryRun: false };
+  await assert.rejects(
+    uninstall(request, noEvents),
+    (e: unknown) => e instanceof OacError && e.code === 'docker_unavailable',
+  );
+  rmSync(join(root, 'var/lib/docker'), { recursive: true });
   const events: EngineEvent[] = [];
-  await uninstall({ root, installationId: ID, force: true, dryRun: false }, (e) => events.push(e));
+  await uninstall(request, (e) => events.push(e));
   const network = events.find((e) => e.type === 'step-done' && e.step === 'network');
   assert.ok(network?.type === 'step-done', JSON.stringify(events));
   assert.deepEqual(network.result, {

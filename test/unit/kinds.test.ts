@@ -19,6 +19,8 @@ import {
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import type { Kind, Resource, StagedReleaseResource } from '../../src/resources/resources.ts';
 import { KINDS } from '../../src/node/kind-registry.ts';
+import { recordedResources } from '../../src/installation/recorded.ts';
+import type { JournalData } from '../../records/journal.ts';
 
 const names = layout(parseInstallationId('inst-1'));
 const wanted = (proxyEnv: Record<string, string> = {}) =>
@@ -165,4 +167,20 @@ test("issue #38 DECL-01 each kind has zod schemas: every resource of an install'
   // A field the shape does not name, or one of another type, is not that kind's value.
   assert.equal(kindOf(unit).schemas.desired.safeParse({ ...unit, extra: 1 }).success, false);
   assert.equal(kindOf(unit).schemas.recorded.safeParse({ sha256: 7 }).success, false);
+});
+
+test('issue #38 DECL-02 a damaged property of a record is not taken, and the others still are', () => {
+  const record = (props: Record<string, unknown>) =>
+    ({
+      resources: { program: { kind: 'file', name: names.program, ownership: 'owned', props } },
+    }) as unknown as JournalData;
+  const good = { mode: 0o755, sha256: 'a'.repeat(64), version: '0.2.0' };
+  const [whole] = recordedResources(names, record(good));
+  assert.ok(whole?.kind === 'file');
+  assert.equal(whole.sha256, good.sha256);
+  // The version damaged (a number): the digest still compares the program.
+  const [partly] = recordedResources(names, record({ ...good, version: 7 }));
+  assert.ok(partly?.kind === 'file');
+  assert.equal(partly.sha256, good.sha256);
+  assert.equal(partly.version, undefined);
 });

@@ -169,7 +169,7 @@ export const fileKind = defineKind({
   // `service_inputs`: the program an upgrade keeps carries the service's record from before it
   // (installer/upgrade.ts), for a roll back resumed by a later run.
   recordedShape: z.object({
-    mode: z.number().int(),
+    mode: z.number().int().optional(),
     sha256: z.string().nullable().optional(),
     version: z.string().optional(),
     service_inputs: z.string().optional(),

@@ -24,15 +24,23 @@ export interface NetworkActual {
   dockerRemoved?: boolean;
 }
 
-/** Where an installed Docker Engine leaves its daemon or its unit (Debian's docker.io, Docker's
- *  own packages, a manual install); with none of them and no socket, Docker is gone for good. */
+/** Where an installed Docker Engine leaves its daemon, its units or its data (Debian's docker.io,
+ *  Docker's own packages, the snap, a manual install); with none of them and no socket, Docker
+ *  is gone for good, its networks with it. Its data root alone keeps the refusal: a Docker
+ *  installed again would find the network there. */
 const DOCKER_INSTALLED = [
   '/usr/bin/dockerd',
   '/usr/sbin/dockerd',
   '/usr/local/bin/dockerd',
+  '/snap/bin/docker',
+  '/var/lib/snapd/snap/bin/docker',
   '/lib/systemd/system/docker.service',
   '/usr/lib/systemd/system/docker.service',
   '/etc/systemd/system/docker.service',
+  '/lib/systemd/system/docker.socket',
+  '/usr/lib/systemd/system/docker.socket',
+  '/etc/systemd/system/snap.docker.dockerd.service',
+  '/var/lib/docker',
 ];
 
 export const networkDriver: Driver<'network', NetworkActual> = {
