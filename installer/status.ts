@@ -157,24 +157,32 @@ function merged(root: ResourceStatus[], node: ResourceStatus[]): ResourceStatus[
   return rows;
 }
 
-/** The refresh-only plan of what the journal records and of the node step, or of what the
- *  journal records alone when the node half's plan cannot be made (the node not registered,
- *  Core unreachable, Docker down): status then says why, and still judges the rest. */
+/** The refresh-only plan of what the journal records and of the node step: each resource
+ *  probed once, the node step's (the node half's dry run, after Core's configuration is read)
+ *  beside the others'. When the node half's plan cannot be made (the node not registered, Core
+ *  unreachable, Docker down) its step is left out and status says why; the rest is judged. */
 async function refreshPlan(
   ctx: RootContext,
   recorded: RootResource[],
 ): Promise<{ planned: Plan; nodeHalf: NodeHalfStatus }> {
   const refresh = { refreshOnly: true } as const;
+  const [root, node] = await Promise.all([plan(recorded, ctx, refresh), nodeStepPlan(ctx)]);
+  const step = node.planned?.steps[0];
+  const planned = step === undefined ? root : { ...root, steps: [...root.steps, step] };
+  return { planned, nodeHalf: node.nodeHalf };
+}
+
+async function nodeStepPlan(
+  ctx: RootContext,
+): Promise<{ planned?: Plan; nodeHalf: NodeHalfStatus }> {
   const node = await installedNodeInputs(ctx.host, ctx.layout, ctx.journal);
-  if (typeof node === 'string')
-    return { planned: await plan(recorded, ctx, refresh), nodeHalf: unknownNodeHalf(node) };
+  if (typeof node === 'string') return { nodeHalf: unknownNodeHalf(node) };
+  const withNode: InstallContext = { ...ctx, node };
   try {
-    const withNode: InstallContext = { ...ctx, node };
-    const planned = await plan([...recorded, nodeStep()], withNode, refresh);
+    const planned = await plan([nodeStep()], withNode, { refreshOnly: true });
     return { planned, nodeHalf: nodeHalfOf(planned) };
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    return { planned: await plan(recorded, ctx, refresh), nodeHalf: unknownNodeHalf(why) };
+    return { nodeHalf: unknownNodeHalf(error instanceof Error ? error.message : String(error)) };
   }
 }
 
