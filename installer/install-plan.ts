@@ -6,19 +6,12 @@
 // or saves it (--plan-out).
 import { envFileKey, newEnvFileKey, readEnvFile } from '../records/env-file.ts';
 import type { Journal } from '../records/journal.ts';
-import type { Refusal } from '../src/core/step.ts';
 import { installationDesired, nodePart, rootView } from '../src/installation/desired.ts';
 import { prepareRequest } from '../src/installation/node-half.ts';
 import { recordedResources } from '../src/installation/recorded.ts';
-import { planRemoval, type RemovalPlan } from '../src/installation/remove.ts';
+import { madePlan, planFor, type InstallationPlan } from '../src/installation/plan-for.ts';
 import type { InstallContext as DriverInstallContext } from '../src/installation/root-context.ts';
-import { plan, type Plan } from '../src/installation/root-plan.ts';
-import {
-  fingerprintOf,
-  stepsOf,
-  type PlanOptions,
-  type SavedPlan,
-} from '../src/installation/saved-plan.ts';
+import { fingerprintOf, type MadePlan, type PlanOptions } from '../src/installation/saved-plan.ts';
 import type { Host } from '../src/host/host.ts';
 import type { Layout } from '../src/layout.ts';
 import { oacError } from '../src/messages.ts';
@@ -27,29 +20,25 @@ import type { InstallContext } from './install-context.ts';
 import type { InstallRequest } from './install.ts';
 import { releaseManifest } from './release.ts';
 
-/** What `--plan-out` saves and `apply` compares: the steps and the digests of the inputs. */
-export interface MadePlan {
+/** What `--plan-out` saves and `apply` compares: the options, the steps and the digests of the
+ *  inputs. */
+export interface MadeInstallPlan extends MadePlan {
   options: PlanOptions;
-  steps: SavedPlan['steps'];
-  fingerprint: Record<string, string>;
 }
 
-export interface InstallationPlan {
-  /** Every wanted resource's step, in order. */
-  planned: Plan;
-  /** The removals of what the record lists but no longer wants, applied first. */
-  stale: RemovalPlan;
+export interface PlannedInstallation {
+  /** The plan (src/installation/plan-for.ts): the removals of what the record lists but no
+   *  longer wants, then every wanted resource, and every diagnostic. */
+  planned: InstallationPlan;
   /** The drivers' context: the install's, with the node account's part root does not plan. */
   driverCtx: DriverInstallContext;
-  made: MadePlan;
-  /** Every refusal of both: with any, nothing is written. */
-  refusals: Refusal[];
+  made: MadeInstallPlan;
 }
 
 export async function planInstallation(
   ctx: InstallContext,
   req: InstallRequest & { corePin: string | null },
-): Promise<InstallationPlan> {
+): Promise<PlannedInstallation> {
   const { host, layout: names, journal, emit, configuration, providerGroup } = ctx;
   if (configuration === undefined || providerGroup === undefined)
     throw new Error('preflight learns the configuration and the provider group');
@@ -88,19 +77,17 @@ export async function planInstallation(
   // upgrade drops it or puts it back once the run knows (installer/upgrade.ts).
   const stale = recordedResources(names, journal.snapshot).filter((r) => !wanted.has(r.key));
   // Planned before the first write (the journal's inputs included): a refusal changes nothing.
-  const planned = await plan(resources, driverCtx, { signal: req.signal, emit });
+  // The removals of what the record lists but no longer wants are the plan's too, applied
+  // first. No other installation's record can want any of it: preflight refused the run if one
+  // were there (HOST-10, checkOneCore).
+  const planned = await planFor('install', { wanted: resources, removals: stale }, driverCtx, {
+    signal: req.signal,
+    emit,
+  });
   // DECL-05: what the plan was made from, part by part; `apply` compares it before any write.
   const planOptions = planOptionsOf(req);
   const saving = req.planOut === true || req.savedPlan !== undefined;
-  // The removals of what the record lists but no longer wants are the plan's too: planned
-  // here, each probe in the fingerprint, each action among the steps, applied as planned.
-  // No other installation's record can want any of it: preflight refused the run if one were
-  // there (HOST-10, checkOneCore).
-  const stalePlan = await planRemoval(stale, driverCtx, { signal: req.signal });
-  const staleProbes = Object.fromEntries(
-    stalePlan.steps.map((s) => [s.resource.key, s.actual ?? null]),
-  );
-  const fingerprint = fingerprintOf({
+  const inputs = fingerprintOf({
     journal: journal.snapshot,
     configuration,
     // The release the node half will install (its manifest, from the console or the bundle).
@@ -108,25 +95,8 @@ export async function planInstallation(
     options: planOptions,
     proxyEnv: req.proxyEnv,
     installerSha256,
-    stale: staleProbes,
-    plan: planned,
   });
-  const steps = [
-    ...stalePlan.steps.map((s) => ({
-      step: `stale:${s.resource.key}`,
-      action: { kind: s.action.kind, detail: s.action.detail },
-    })),
-    ...stepsOf(planned),
-  ];
-  // The stale removals' refusals are the run's too (a recorded network Docker cannot be asked
-  // about).
-  return {
-    planned,
-    stale: stalePlan,
-    driverCtx,
-    made: { options: planOptions, steps, fingerprint },
-    refusals: [...stalePlan.refusals, ...planned.refusals],
-  };
+  return { planned, driverCtx, made: { options: planOptions, ...madePlan(planned, inputs) } };
 }
 
 /** The env file's digest key: the file's own, so a rerun rewrites nothing; a new one when there

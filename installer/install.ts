@@ -5,10 +5,8 @@
 import { Journal } from '../records/journal.ts';
 import type { Emit, EngineEvent } from '../src/core/events.ts';
 import { readNodeIdentity } from '../src/installation/node-state.ts';
-import { applyPlan } from '../src/installation/reconcile.ts';
-import { plan } from '../src/installation/root-plan.ts';
+import { applyPlanned, planFor } from '../src/installation/plan-for.ts';
 import { KEYS } from '../src/installation/desired.ts';
-import { applyRemoval } from '../src/installation/remove.ts';
 import type { RunReport } from '../src/installation/reconcile.ts';
 import { Host } from '../src/host/host.ts';
 import { NODE_HOME, NODE_USER, layout, type Layout } from '../src/layout.ts';
@@ -21,7 +19,7 @@ import type { InstallContext, InstallOptions } from './install-context.ts';
 import { withInstallerLock } from '../records/installer-lock.ts';
 import { preflight } from './preflight.ts';
 import { Findings } from './preflight-findings.ts';
-import { planInstallation, type MadePlan } from './install-plan.ts';
+import { planInstallation, type MadeInstallPlan } from './install-plan.ts';
 import {
   checkSavedPlan,
   planDigest,
@@ -50,12 +48,12 @@ export interface InstallResult {
   /** Core's provider, which the summary's notes depend on (SEC-08). */
   provider?: 'docker' | 'microsandbox';
   /** DECL-05 (--plan-out): the plan's steps and the digests of its inputs. */
-  plan?: MadePlan;
+  plan?: MadeInstallPlan;
 }
 
 /** What a run got to: its plan, and whether it began to write (after a clean plan). */
 interface RunState {
-  plan?: MadePlan;
+  plan?: MadeInstallPlan;
   writing: boolean;
 }
 
@@ -192,7 +190,8 @@ async function stageForRollout(
     unit: ctx.layout.unitName,
   };
   const options = { dryRun: req.dryRun, emit: ctx.emit, signal: req.signal };
-  const report = await applyPlan(await plan([staged], stageCtx, options), stageCtx, options);
+  const planned = await planFor('install', { wanted: [staged] }, stageCtx, options);
+  const report = await applyPlanned(planned, stageCtx, options);
   const provider = configuration.provider;
   if (req.dryRun) return { report, provider };
   ctx.emit(readyStart());
@@ -250,10 +249,10 @@ async function reconcileInstallation(
   const { journal, emit, configuration, providerGroup } = ctx;
   if (configuration === undefined || providerGroup === undefined)
     throw new Error('preflight learns the configuration and the provider group');
-  const { planned, stale, driverCtx, made, refusals } = await planInstallation(ctx, req);
+  const { planned, driverCtx, made } = await planInstallation(ctx, req);
   if (req.savedPlan !== undefined) checkSavedPlan(req.savedPlan, made, journal.lastPlan);
   run.plan = made;
-  run.writing = !req.dryRun && refusals.length === 0;
+  run.writing = !req.dryRun && planned.diagnostics.length === 0;
   if (run.writing)
     await journal.setInputs({
       provider: configuration.provider,
@@ -261,16 +260,9 @@ async function reconcileInstallation(
       checkpoint_root: req.checkpointRoot ?? null,
     });
   const options = { dryRun: req.dryRun, emit, signal: req.signal };
-  const removed =
-    refusals.length === 0 || req.dryRun
-      ? await applyRemoval({ ...stale, refusals: [] }, driverCtx, options)
-      : { steps: [], changed: false };
-  const reconciled = await applyPlan({ ...planned, refusals }, driverCtx, options);
+  const report = await applyPlanned(planned, driverCtx, options);
   // A plan applied once is stale afterwards (its digest is the record's last applied plan).
   if (req.savedPlan !== undefined && !req.dryRun)
     await journal.setLastPlan(planDigest(made.fingerprint));
-  return {
-    steps: [...removed.steps, ...reconciled.steps],
-    changed: removed.changed || reconciled.changed,
-  };
+  return report;
 }

@@ -5,7 +5,7 @@
 // wins, the difference is reported). Read-only.
 import { readJournal } from '../records/journal.ts';
 import type { InstallContext, RootContext } from '../src/installation/root-context.ts';
-import { plan } from '../src/installation/root-plan.ts';
+import { planFor } from '../src/installation/plan-for.ts';
 import type { ServiceActual } from '../src/resources/drivers/service.ts';
 import { readNodeIdentityFor } from '../src/installation/node-state.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
@@ -165,10 +165,13 @@ async function refreshPlan(
   ctx: RootContext,
   recorded: RootResource[],
 ): Promise<{ planned: Plan; nodeHalf: NodeHalfStatus }> {
-  const refresh = { refreshOnly: true } as const;
-  const [root, node] = await Promise.all([plan(recorded, ctx, refresh), nodeStepPlan(ctx)]);
+  const [root, node] = await Promise.all([
+    planFor('status', { wanted: recorded }, ctx),
+    nodeStepPlan(ctx),
+  ]);
   const step = node.planned?.steps[0];
-  const planned = step === undefined ? root : { ...root, steps: [...root.steps, step] };
+  const changes = root.changes;
+  const planned = step === undefined ? changes : { ...changes, steps: [...changes.steps, step] };
   return { planned, nodeHalf: node.nodeHalf };
 }
 
@@ -179,8 +182,8 @@ async function nodeStepPlan(
   if (typeof node === 'string') return { nodeHalf: unknownNodeHalf(node) };
   const withNode: InstallContext = { ...ctx, node };
   try {
-    const planned = await plan([nodeStep()], withNode, { refreshOnly: true });
-    return { planned, nodeHalf: nodeHalfOf(planned) };
+    const { changes } = await planFor('status', { wanted: [nodeStep()] }, withNode);
+    return { planned: changes, nodeHalf: nodeHalfOf(changes) };
   } catch (error) {
     return { nodeHalf: unknownNodeHalf(error instanceof Error ? error.message : String(error)) };
   }

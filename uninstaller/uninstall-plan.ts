@@ -19,9 +19,9 @@ import {
   readProviderImage,
 } from '../src/installation/node-state.ts';
 import { recordedResources, unrecordedShape } from '../src/installation/recorded.ts';
-import { planRemoval, type RemovalPlan } from '../src/installation/remove.ts';
+import { madePlan, planFor, type InstallationPlan } from '../src/installation/plan-for.ts';
 import type { RootContext } from '../src/installation/root-context.ts';
-import { checkSavedPlan, digestOf, type SavedPlan } from '../src/installation/saved-plan.ts';
+import { checkSavedPlan, digestOf, type MadePlan } from '../src/installation/saved-plan.ts';
 import { BOOTSTRAP_DIR, NODE_USER, STORE_DIR, type Layout } from '../src/layout.ts';
 import { oacError } from '../src/messages.ts';
 import { CoreClient } from '../src/net/core-client.ts';
@@ -32,23 +32,18 @@ import type { Resource } from '../src/resources/resources.ts';
 import type { UninstallRequest } from './uninstall.ts';
 import { provableOwnership } from './unrecorded.ts';
 
-/** What a saved uninstall plan keeps (DECL-05): its steps and the digests of its inputs. */
-export interface MadeRemovalPlan {
-  steps: SavedPlan['steps'];
-  fingerprint: Record<string, string>;
-}
-
 export interface UninstallationPlan {
   journal: Journal;
   ctx: RootContext;
-  /** The removals, in reverse order, with Core's refusal first when it refuses. */
-  removal: RemovalPlan;
+  /** The plan with nothing wanted (src/installation/plan-for.ts): the removals, in reverse
+   *  order, with Core's refusal the first diagnostic when it refuses. */
+  planned: InstallationPlan;
   /** What stays whatever happens, and why (each a line of the summary). */
   kept: string[];
   /** The microsandbox store stays: Core has not confirmed the node gone (UNI-05). */
   storeStays: boolean;
   /** --plan-out or `apply`: the plan as saved. */
-  plan: MadeRemovalPlan | undefined;
+  plan: MadePlan | undefined;
 }
 
 export async function planUninstallation(
@@ -96,14 +91,17 @@ export async function planUninstallation(
     mine === undefined && (r.key === KEYS.account || r.key === KEYS.home)
       ? 'no record shows the installer created it'
       : undefined;
-  const options = { keepReason, wantedElsewhere, unrecordedReason, signal: req.signal };
+  const keep = { keepReason, wantedElsewhere, unrecordedReason };
   // The plan with nothing wanted, decided once: shown, saved, compared with a saved one and
-  // applied as it stands (nothing decided again between the check and the removals).
-  const removal = withCoreRefusal(await planRemoval(resources, ctx, options), answer);
-  let plan: MadeRemovalPlan | undefined;
+  // applied as it stands (nothing decided again between the check and the removals). Core's
+  // refusal, if any, is its first diagnostic.
+  const diagnostics = answer.refusal === undefined ? [] : [answer.refusal];
+  const inputs = { removals: resources, keep, diagnostics };
+  const planned = await planFor('uninstall', inputs, ctx, { signal: req.signal });
+  let plan: MadePlan | undefined;
   if (req.planOut === true || req.savedPlan !== undefined) {
     // DECL-05: the plan with nothing applied, and what it was made from.
-    const made = removalPlan(removal, {
+    const made = removalPlan(planned, {
       journals,
       asked,
       storeStays,
@@ -113,14 +111,14 @@ export async function planUninstallation(
     if (req.savedPlan !== undefined) checkSavedPlan(req.savedPlan, made, journal.lastPlan);
     plan = made;
   }
-  return { journal, ctx, removal, kept, storeStays, plan };
+  return { journal, ctx, planned, kept, storeStays, plan };
 }
 
 /** The uninstall's plan as saved (DECL-05): its steps, and the digests of what it was made from:
  *  every record on the host (another installation's decides what stays), Core's answer, the
  *  store's fate, the kept lines and what each probe found. */
 function removalPlan(
-  removal: RemovalPlan,
+  planned: InstallationPlan,
   inputs: {
     journals: JournalData[];
     asked: string;
@@ -128,21 +126,14 @@ function removalPlan(
     kept: string[];
     force: boolean;
   },
-): MadeRemovalPlan {
-  const steps = removal.steps.map((s) => ({
-    step: s.resource.key,
-    action: { kind: s.action.kind, detail: s.action.detail },
-  }));
+): MadePlan {
   const records = inputs.journals.map(({ created_at: _c, updated_at: _u, ...rest }) => rest);
-  const fingerprint: Record<string, string> = {
+  return madePlan(planned, {
     journal: digestOf(records),
     core_answer: digestOf(inputs.asked),
     options: digestOf({ force: inputs.force }),
     kept: digestOf({ store_stays: inputs.storeStays, kept: inputs.kept }),
-  };
-  for (const s of removal.steps)
-    fingerprint[`resource:${s.resource.key}`] = digestOf(s.actual ?? null);
-  return { steps, fingerprint };
+  });
 }
 
 function storeDeleteHint(host: Host): string {
@@ -153,12 +144,6 @@ function storeDeleteHint(host: Host): string {
 interface CoreAnswer {
   asked: string;
   refusal?: Refusal;
-}
-
-/** The plan, refused first of all while Core's answer refuses it. */
-function withCoreRefusal(plan: RemovalPlan, answer: CoreAnswer): RemovalPlan {
-  if (answer.refusal === undefined) return plan;
-  return { ...plan, refusals: [answer.refusal, ...plan.refusals] };
 }
 
 /** UNI-01: Core, at the enrolled address, must no longer accept the node's credential; a

@@ -6,15 +6,15 @@
 // every step and the refusal. It can be rerun until it completes.
 import { Journal, listJournals } from '../records/journal.ts';
 import { withInstallerLock } from '../records/installer-lock.ts';
-import { planDigest, type SavedPlan } from '../src/installation/saved-plan.ts';
+import { planDigest, type MadePlan, type SavedPlan } from '../src/installation/saved-plan.ts';
 import { KEYS } from '../src/installation/desired.ts';
 import type { Emit } from '../src/core/events.ts';
-import { applyRemoval } from '../src/installation/remove.ts';
+import { applyPlanned } from '../src/installation/plan-for.ts';
 import type { RunReport } from '../src/installation/reconcile.ts';
 import { Host } from '../src/host/host.ts';
 import { forgetUnit } from '../src/host/systemd.ts';
 import { JOURNAL_DIR, layout, type InstallationId, type Layout } from '../src/layout.ts';
-import { planUninstallation, type MadeRemovalPlan } from './uninstall-plan.ts';
+import { planUninstallation } from './uninstall-plan.ts';
 
 export interface UninstallRequest {
   root: string;
@@ -38,7 +38,7 @@ export interface UninstallResult {
   /** The installations this host records besides this one (for the line that says the ID
    *  named none here). */
   others: string[];
-  plan?: MadeRemovalPlan;
+  plan?: MadePlan;
 }
 
 export async function uninstall(req: UninstallRequest, emit: Emit): Promise<UninstallResult> {
@@ -48,14 +48,14 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
     const journals = await listJournals(host);
     const mine = journals.find((j) => j.installation_id === req.installationId);
     const planned = await planUninstallation(host, names, req, { journals, mine }, emit);
-    const { journal, ctx, removal, kept, storeStays, plan } = planned;
+    const { journal, ctx, kept, storeStays, plan } = planned;
     // Settled with Core (or forced): a rerun of an unfinished uninstall, or an install after
     // one, is no lost state.
     // Only for a plan that goes ahead: a refused one (Docker silent about our network) changes
     // nothing at all, the record included.
-    if (mine !== undefined && !req.dryRun && removal.refusals.length === 0)
+    if (mine !== undefined && !req.dryRun && planned.planned.diagnostics.length === 0)
       await journal.setRegisteredNode(null);
-    const report = await applyRemoval(removal, ctx, {
+    const report = await applyPlanned(planned.planned, ctx, {
       dryRun: req.dryRun,
       emit,
       signal: req.signal,

@@ -1,12 +1,12 @@
-// Reconcile: root's loop of install and rerun: the core's plan and apply (src/core/) over root's
-// resources, with the journal written around each step (the node half's own loop is
-// src/node/reconcile.ts). Ownership comes from what happened (DECL-02): intent is written just before a
+// Reconcile: how root applies a wanted resource's step (src/installation/plan-for.ts plans and
+// applies; src/core/apply.ts runs the steps): the journal written around each step (the node
+// half's own loop is src/node/reconcile.ts). Ownership comes from what happened (DECL-02): intent is written just before a
 // creation; a resource this run (or a killed run of this installation) created is `owned`, one
 // that was there before is `adopted`. Resources the node half makes are intended in one write
 // just before it runs and recorded in one after, from what is then on the host.
 // The same role as src/node/reconcile.ts for the other half (a parallel pair,
 // test/unit/file-names.test.ts).
-import { applySteps, type ApplyOptions, type Applier, type RunReport } from '../core/apply.ts';
+import type { Applier } from '../core/apply.ts';
 import type { InstallContext, RootContext } from './root-context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
 import type { RecordedResource } from '../resources/resources.ts';
@@ -14,14 +14,12 @@ import { isRecorded, kindOf, nameOf, recordedProps } from './kinds.ts';
 import { KEYS } from '../resources/keys.ts';
 import { changes, type Action, type StepResult } from '../core/step.ts';
 import type { Journal, Ownership } from '../../records/journal.ts';
-import { plan, type Plan, type PlanOptions, type PlannedStep } from './root-plan.ts';
+import type { Plan, PlannedStep } from './root-plan.ts';
 import { refusalError } from '../resources/refusal-error.ts';
 import { RESTART_OWED } from '../resources/drivers/service.ts';
 
 export type { RunReport, StepReport } from '../core/apply.ts';
 export { step } from '../core/apply.ts';
-
-export interface ReconcileOptions extends Omit<PlanOptions, 'emit'>, ApplyOptions {}
 
 /** Made by the node half (HOST-08): root intends them, the child creates them. */
 function madeByNode(r: RootResource): r is RecordedResource {
@@ -32,27 +30,8 @@ function madeByNode(r: RootResource): r is RecordedResource {
 const runsNodeHalf = (ctx: RootContext): ctx is InstallContext =>
   (ctx as Partial<InstallContext>).node !== undefined;
 
-export async function reconcile(
-  resources: RootResource[],
-  ctx: RootContext,
-  options: ReconcileOptions,
-): Promise<RunReport> {
-  // Everything probed and diffed first: a refusal anywhere stops the run before any write.
-  return applyPlan(await plan(resources, ctx, options), ctx, options);
-}
-
-/** A plan shown (a dry run), refused with every refusal, or applied step by step, each step
- *  recorded in root's journal (the node half keeps none: root records what it made). */
-export function applyPlan(
-  planned: Plan,
-  ctx: RootContext,
-  options: ReconcileOptions,
-): Promise<RunReport> {
-  return applySteps(planned, recordingApplier(planned, ctx), options);
-}
-
 /** The journal's writes around each step: intent before a creation, the record after. */
-function recordingApplier(planned: Plan, ctx: RootContext): Applier<PlannedStep> {
+export function recordingApplier(planned: Plan, ctx: RootContext): Applier<PlannedStep> {
   const all = planned.steps.map((p) => p.resource);
   const journal = ctx.journal;
   /** Root's resources the node half is to make, intended and recorded around its step. */

@@ -5,7 +5,7 @@
 // wants it (another installation's record lists the same resource); the caller keeps it (the
 // microsandbox store without Core's confirmation); or a kept resource needs it (its owner, the
 // directories it lies in: the resource's own `needs`). No list of keys decides.
-import { applySteps, type ApplyOptions, type RunReport } from '../core/apply.ts';
+import type { Applier } from '../core/apply.ts';
 import type { Driver } from '../core/driver.ts';
 import { planSteps, type Plan, type PlannedStep as CoreStep } from '../core/plan.ts';
 import { refuse, type Action, type Refusal } from '../core/step.ts';
@@ -86,26 +86,18 @@ export function planRemoval(
   );
 }
 
-/** A removal plan shown (a dry run) or applied as it stands, each removal forgotten by the
- *  journal once done. */
-export function applyRemoval(
-  planned: RemovalPlan,
-  ctx: RemovalContext,
-  options: ApplyOptions,
-): Promise<RunReport> {
-  return applySteps(
-    planned,
-    {
-      before: async () => 'apply',
-      apply: ({ resource: r, actual }) => driverOf(r).remove(r, actual, ctx),
-      async after({ resource: r, action, recorded }, result) {
-        if (result.outcome === 'removed' || (action.kind === 'skip' && recorded !== undefined))
-          await ctx.journal.forget(r.key);
-      },
-      refused: refusalError,
+/** How a removal is applied (src/installation/plan-for.ts `applyPlanned`): by its driver's
+ *  `remove`, then forgotten by the journal once done (or found gone). */
+export function removalApplier(ctx: RemovalContext): Applier<RemovalStep> {
+  return {
+    before: async () => 'apply',
+    apply: ({ resource: r, actual }) => driverOf(r).remove(r, actual, ctx),
+    async after({ resource: r, action, recorded }, result) {
+      if (result.outcome === 'removed' || (action.kind === 'skip' && recorded !== undefined))
+        await ctx.journal.forget(r.key);
     },
-    options,
-  );
+    refused: refusalError,
+  };
 }
 
 /** A resource of ours (owned, or intended by a run that stopped) whose state the probe could

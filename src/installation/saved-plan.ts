@@ -12,6 +12,7 @@ import type { JournalData } from '../../records/journal.ts';
 import { canonicalJson } from '../canonical-json.ts';
 import { ENGINE_EVENTS, type EngineEvent } from '../core/events.ts';
 import type { Plan } from './root-plan.ts';
+import type { RemovalPlan } from './remove.ts';
 import type { Resource } from '../resources/resources.ts';
 import { kindOf } from './kinds.ts';
 import { ACTION } from '../core/step.ts';
@@ -108,13 +109,17 @@ export interface FingerprintInputs {
   /** The proxy variables of the run (credentials included): only their digest is kept. */
   proxyEnv: Record<string, string>;
   installerSha256: string;
-  /** What the probes of the recorded resources no longer wanted found (removed first). */
-  stale: Record<string, unknown>;
-  plan: Plan;
 }
 
-/** The digests of the plan's inputs: `journal`, `core`, `options`, `proxy`, `installer`,
- *  `stale`, and one per resource (`resource:<key>`: its desired value and its probe). */
+/** What `--plan-out` saves and `apply` compares, for every command: the steps, and the digests
+ *  of what the plan was made from (src/installation/plan-for.ts `madePlan`). */
+export interface MadePlan {
+  steps: SavedPlan['steps'];
+  fingerprint: Record<string, string>;
+}
+
+/** The digests of an install plan's inputs: `journal`, `core`, `release`, `options`, `proxy`,
+ *  `installer` (each probe's is the plan's own: `probeDigests`). */
 export function fingerprintOf(inputs: FingerprintInputs): Record<string, string> {
   // The journal's content, not its times: a host without one yet gets a new one (stamped now)
   // in every run; any change of what it records shows in the rest.
@@ -126,12 +131,25 @@ export function fingerprintOf(inputs: FingerprintInputs): Record<string, string>
     options: digest(inputs.options),
     proxy: digest(withoutPasswords(inputs.proxyEnv)),
     installer: inputs.installerSha256,
-    stale: digest(inputs.stale),
   };
-  for (const s of inputs.plan.steps)
+  return parts;
+}
+
+/** One digest per step (`resource:<step>`): what a removal's probe found; a wanted resource's
+ *  desired value and what its probe found. A secret's digest is never among them. */
+export function probeDigests(
+  removal: RemovalPlan,
+  changes: Plan,
+  removalName: (key: string) => string = (key) => key,
+): Record<string, string> {
+  const seen = (s: { resource: Resource; actual: unknown }) =>
+    isSecret(s.resource) ? withoutDigest(s.actual ?? null) : (s.actual ?? null);
+  const parts: Record<string, string> = {};
+  for (const s of removal.steps) parts[`resource:${removalName(s.resource.key)}`] = digest(seen(s));
+  for (const s of changes.steps)
     parts[`resource:${s.resource.key}`] = digest({
       desired: comparable(s.resource),
-      actual: isSecret(s.resource) ? withoutDigest(s.actual) : s.actual,
+      actual: seen(s),
     });
   return parts;
 }
@@ -176,8 +194,20 @@ export function planDigest(fingerprint: Record<string, string>): string {
   return digest(fingerprint);
 }
 
-/** The steps as a saved plan keeps them. */
-export function stepsOf(plan: Plan): SavedPlan['steps'] {
+/** The steps as a saved plan keeps them: the removals, then the wanted resources'. */
+export function planStepsOf(
+  removal: RemovalPlan,
+  changes: Plan,
+  removalName: (key: string) => string = (key) => key,
+): SavedPlan['steps'] {
+  const removals = removal.steps.map((s) => ({
+    step: removalName(s.resource.key),
+    action: { kind: s.action.kind, detail: s.action.detail },
+  }));
+  return [...removals, ...stepsOf(changes)];
+}
+
+function stepsOf(plan: Plan): SavedPlan['steps'] {
   return plan.steps.flatMap((s) => [
     { step: s.resource.key, action: { kind: s.action.kind, detail: s.action.detail } },
     // The node half's steps, as the dry run shows them (`node:<step>`): each is compared too.
@@ -230,7 +260,6 @@ function movedPart(saved: Record<string, string>, now: Record<string, string>): 
     options: 'the options differ',
     proxy: 'the proxy settings of this run differ',
     installer: 'this installer is not the one that made the plan',
-    stale: 'what the record lists but no longer wants changed',
   };
   return words[moved] ?? `${moved} changed`;
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Journal } from '../../records/journal.ts';
 import { desired } from './desired.ts';
 import { sha256 } from '../../src/resources/sha256.ts';
-import { reconcile } from '../../src/installation/reconcile.ts';
+import { reconcile } from '../../src/installation/plan-for.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { uninstall } from '../../uninstaller/uninstall.ts';

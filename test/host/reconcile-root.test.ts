@@ -13,7 +13,7 @@ import { Journal } from '../../records/journal.ts';
 import { desired } from '../helpers/desired.ts';
 import { sha256 } from '../../src/resources/sha256.ts';
 import type { EngineEvent } from '../../src/core/events.ts';
-import { reconcile } from '../../src/installation/reconcile.ts';
+import { reconcile } from '../../src/installation/plan-for.ts';
 import { OacError } from '../../src/errors.ts';
 import { addSystemUser } from '../../src/host/accounts.ts';
 import { Host } from '../../src/host/host.ts';

@@ -30,7 +30,7 @@ import { after, afterEach, before, beforeEach, test } from 'node:test';
 import { Journal } from '../../records/journal.ts';
 import { desired } from '../helpers/desired.ts';
 import { sha256 } from '../../src/resources/sha256.ts';
-import { reconcile } from '../../src/installation/reconcile.ts';
+import { reconcile } from '../../src/installation/plan-for.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { makeReleaseDir, startCore, type TestCore } from '../helpers/core.ts';

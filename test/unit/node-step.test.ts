@@ -9,7 +9,7 @@ import { applySteps } from '../../src/core/apply.ts';
 import { planSteps } from '../../src/core/plan.ts';
 import { OacError } from '../../src/errors.ts';
 import { interruptedError } from '../../src/interrupted.ts';
-import { checkSavedPlan, stepsOf, type SavedPlan } from '../../src/installation/saved-plan.ts';
+import { checkSavedPlan, planStepsOf, type SavedPlan } from '../../src/installation/saved-plan.ts';
 import type { EngineEvent } from '../../src/core/events.ts';
 import type { Action, ActionPart } from '../../src/core/step.ts';
 import { KEYS } from '../../src/installation/desired.ts';
@@ -107,13 +107,15 @@ test('DECL-03 a dry run shows each part as a row of its own; no event carries th
   for (const e of events) assert.ok(!('parts' in (e.type === 'step-plan' ? e.action : {})), e.step);
 });
 
+const NO_REMOVALS = { steps: [], refusals: [] };
+
 test('DECL-05 a saved plan keeps and compares each part as a step of its own (node:<step>)', () => {
   const action = diff([files, image]);
   const plan = {
     steps: [{ resource: NODE, action, actual: undefined, exists: true, recorded: undefined }],
     refusals: [],
   };
-  const steps = stepsOf(plan);
+  const steps = planStepsOf(NO_REMOVALS, plan);
   assert.deepEqual(
     steps.map((s) => s.step),
     ['node', 'node:files', 'node:image'],
@@ -122,7 +124,7 @@ test('DECL-05 a saved plan keeps and compares each part as a step of its own (no
   const saved = { steps, fingerprint } as unknown as SavedPlan;
   checkSavedPlan(saved, { steps, fingerprint }, null);
   // Only a part moved (the image is there now): the plan is stale, and the line names it.
-  const now = stepsOf({
+  const now = planStepsOf(NO_REMOVALS, {
     ...plan,
     steps: [
       {
