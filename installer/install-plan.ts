@@ -19,6 +19,7 @@ import { VERSION } from '../src/version.ts';
 import type { InstallContext } from './install-context.ts';
 import type { InstallRequest } from './install.ts';
 import { releaseManifest } from './release.ts';
+import { waitUntilReady } from './wait-ready.ts';
 
 /** What `--plan-out` saves and `apply` compares: the options, the steps and the digests of the
  *  inputs. */
@@ -71,10 +72,13 @@ export async function planInstallation(
   // node's directories, network and store as its own steps).
   const part = nodePart(items.filter((i) => i.account === 'root' || !i.recorded));
   const node = { ...nodeInputs, part };
-  const driverCtx = { host, layout: names, journal, emit, node, signal: req.signal };
+  // UPG-02: an upgrade's settling step waits for Core as the run does.
+  const ready = (watch: { unit: string; invocation: string } | undefined) =>
+    waitUntilReady(ctx, req.timeoutSeconds, req.signal, undefined, watch);
+  const driverCtx = { host, layout: names, journal, emit, node, signal: req.signal, ready };
   const wanted = new Set(resources.map((r) => r.key));
-  // The kept program of an upgrade is a step of the plan (wanted, so never stale): the
-  // upgrade drops it or puts it back once the run knows (installer/upgrade.ts).
+  // The kept program of an upgrade is a step of the plan (wanted, so never stale): the plan's
+  // last step drops it or puts it back once the run knows (src/installation/upgrade-rollback.ts).
   const stale = recordedResources(names, journal.snapshot).filter((r) => !wanted.has(r.key));
   // Planned before the first write (the journal's inputs included): a refusal changes nothing.
   // The removals of what the record lists but no longer wants are the plan's too, applied

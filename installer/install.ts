@@ -27,8 +27,6 @@ import {
 } from '../src/installation/saved-plan.ts';
 import { waitUntilReady } from './wait-ready.ts';
 import { refuseDowngrade } from './downgrade.ts';
-import { dropPreviousProgram, undoAttempt, pendingAttempt } from './upgrade.ts';
-import { unitRun } from '../src/host/systemd.ts';
 
 export interface InstallRequest extends InstallOptions {
   root: string;
@@ -100,49 +98,24 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
       return stageForRollout(ctx, req, ctx.staging.generation);
     }
     const run: RunState = { writing: false };
-    const wait = () => waitUntilReady(ctx, req.timeoutSeconds, req.signal);
-    const report = await reconcileInstallation(ctx, req, run)
-      // UPG-02: a failure after the program was replaced rolls the upgrade back too (this run's
-      // attempt, or one a killed run left); a run that wrote nothing (a refused plan) does not.
-      .catch(async (error: unknown) => {
-        const attempt = run.writing ? await pendingAttempt(ctx) : undefined;
-        return undoAttempt(ctx, attempt, error, req.signal?.aborted === true, wait);
-      })
-      .finally(async () => {
-        // Also after a failure or an interruption later in the run: once Core accepted the node,
-        // the record must say so (a later loss of its state is then recognised). A refused plan
-        // wrote nothing, and writes nothing now either (not even the digest cache).
-        if (!run.writing) return;
-        await recordRegisteredNode(ctx);
-        await journal.saveDigests();
-      });
+    // UPG-02: an upgrade (this run's, or one a killed run left) is settled by the plan's last
+    // step, also after a failed step: src/installation/upgrade-rollback.ts.
+    const report = await reconcileInstallation(ctx, req, run).finally(async () => {
+      // Also after a failure or an interruption later in the run: once Core accepted the node,
+      // the record must say so (a later loss of its state is then recognised). A refused plan
+      // wrote nothing, and writes nothing now either (not even the digest cache).
+      if (!run.writing) return;
+      await recordRegisteredNode(ctx);
+      await journal.saveDigests();
+    });
     const provider = ctx.configuration?.provider;
     if (req.dryRun)
       return { report, provider, ...(run.plan === undefined ? {} : { plan: run.plan }) };
+    // ENR-04: until Core lists the node ready (at once after an upgrade's settling step).
     emit(readyStart());
-    const { nodeId } = await readyOrRolledBack(ctx, req, wait);
+    const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal);
     return { report, nodeId, provider };
   });
-}
-
-/** ENR-04, UPG-02: waits until Core lists the node ready. After an upgrade (this run's, or one
- *  a killed run left), a service that stops, or a node not ready in time, rolls it back. */
-async function readyOrRolledBack(
-  ctx: InstallContext,
-  req: InstallRequest,
-  wait: () => Promise<{ nodeId: string }>,
-): Promise<{ nodeId: string }> {
-  const attempt = await pendingAttempt(ctx);
-  const unit = ctx.layout.unitName;
-  const run = attempt === undefined ? undefined : await unitRun(ctx.host, unit);
-  const watch = run === undefined ? undefined : { unit, invocation: run.invocation };
-  try {
-    const ready = await waitUntilReady(ctx, req.timeoutSeconds, req.signal, undefined, watch);
-    await dropPreviousProgram(ctx);
-    return ready;
-  } catch (error) {
-    return undoAttempt(ctx, attempt, error, req.signal?.aborted === true, wait);
-  }
 }
 
 /** The last phase's start: the wait for Core's "connected and ready". */

@@ -41,8 +41,9 @@ export interface Applier<S extends PlannedStep> {
   /** Just before the action: 'deferred' when another step makes the resource (the node half's,
    *  made by the node step), and this step reports nothing of its own. */
   before(step: S): Promise<'apply' | 'deferred'>;
-  /** The action itself (the driver's apply). */
-  apply(step: S): Promise<StepResult>;
+  /** The action itself (the driver's apply); `failure`: a step before it failed (a settling
+   *  step's only, src/core/driver.ts). */
+  apply(step: S, failure?: unknown): Promise<StepResult>;
   /** Just after it, with its result. */
   after(step: S, result: StepResult): Promise<void>;
   /** The error a refused plan stops with, made of its refusals (the domain renders them). */
@@ -63,21 +64,36 @@ export async function applySteps<S extends PlannedStep>(
     return reportOf(planned.steps.map(({ resource, action }) => ({ step: resource.key, action })));
   }
   const reports: StepReport[] = [];
+  let failed: { error: unknown } | undefined;
   for (const next of planned.steps) {
-    options.signal?.throwIfAborted();
-    await step(next.resource, options.emit, async () => {
-      const { resource: r, action } = next;
-      options.emit({ type: 'step-plan', step: r.key, action: shownAction(action) });
-      const report: StepReport = { step: r.key, action };
-      reports.push(report);
-      if ((await applier.before(next)) === 'deferred') return undefined;
-      const result = outcomeWithoutApply(action) ?? (await applier.apply(next));
-      report.result = result;
-      await applier.after(next, result);
-      return result;
-    });
+    if (failed !== undefined && !settlesAfter(next, options.signal)) continue;
+    try {
+      if (failed === undefined) options.signal?.throwIfAborted();
+      await step(next.resource, options.emit, async () => {
+        const { resource: r, action } = next;
+        options.emit({ type: 'step-plan', step: r.key, action: shownAction(action) });
+        const report: StepReport = { step: r.key, action };
+        reports.push(report);
+        if ((await applier.before(next)) === 'deferred') return undefined;
+        const result = outcomeWithoutApply(action) ?? (await applier.apply(next, failed?.error));
+        report.result = result;
+        await applier.after(next, result);
+        return result;
+      });
+    } catch (error) {
+      // The first failure stops the run; a settling step's own error replaces it.
+      failed = { error };
+    }
   }
+  if (failed !== undefined) throw failed.error;
   return reportOf(reports);
+}
+
+/** After a failure, only a settling step that has something to do runs, and none once the run
+ *  was interrupted. */
+function settlesAfter(next: PlannedStep, signal: AbortSignal | undefined): boolean {
+  if (next.resource.settles !== true || signal?.aborted === true) return false;
+  return outcomeWithoutApply(next.action) === undefined;
 }
 
 function reportOf(steps: StepReport[]): RunReport {

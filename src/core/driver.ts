@@ -14,6 +14,10 @@ export interface CoreResource {
   readonly title: string;
   /** The group a terminal shows it under. */
   readonly phase?: string;
+  /** A settling step (an upgrade's roll back): applied after a step before it failed too, and
+   *  given that failure; what it throws is then the run's error. Never after an interruption,
+   *  which is the operator's. */
+  readonly settles?: boolean;
 }
 
 export interface Driver<R, A, C> {
@@ -22,8 +26,9 @@ export interface Driver<R, A, C> {
   exists(actual: A): boolean;
   /** Pure: no host, no clock. `planned` holds the actions decided so far in this run, by key. */
   diff(r: R, actual: A, planned: ReadonlyMap<string, Action>): Action;
-  /** Undefined: another step makes it (the node half's resources, HOST-08). */
-  apply?(r: R, action: Action, actual: A, ctx: C): Promise<StepResult>;
+  /** Undefined: another step makes it (the node half's resources, HOST-08). `failure`: the
+   *  error of a step before it, given to a settling step only. */
+  apply?(r: R, action: Action, actual: A, ctx: C, failure?: unknown): Promise<StepResult>;
   remove(r: R, actual: A, ctx: C): Promise<StepResult>;
   /** Pure: why a resource that is there is not the installer's to remove any more (someone
    *  replaced it), or undefined. An uninstall's plan keeps it, said so. */

@@ -280,7 +280,21 @@ function filled(resources: RootResource[], inputs: DesiredInputs): DesiredItem[]
       return asRoot({ ...r, sha256: digests.env, ...(env === undefined ? {} : { content: env }) });
     if (r.kind === 'unit') return asRoot({ ...r, sha256: digests.unit, content: unit });
     if (r.kind === 'service')
-      return asRoot({ ...r, inputs: serviceInputs(r, digests, inputs.group, inputs.corePin) });
+      return [
+        asRoot({ ...r, inputs: serviceInputs(r, digests, inputs.group, inputs.corePin) }),
+        // UPG-02: an upgrade settled last, also after a failed step
+        // (src/installation/upgrade-rollback.ts).
+        asRoot({
+          kind: 'upgrade-rollback',
+          key: KEYS.upgradeRollback,
+          phase: 'ready',
+          title: 'Keep the new program once ready, or roll back',
+          path: layout.previousProgram,
+          unit: r.unit,
+          settles: true,
+          ...(inputs.program.version === undefined ? {} : { version: inputs.program.version }),
+        }),
+      ];
     return asRoot(r);
   });
 }

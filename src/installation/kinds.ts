@@ -10,6 +10,7 @@ import { KINDS } from '../node/kind-registry.ts';
 import { nodeStepKind } from './node-half.ts';
 import { stagedReleaseKind } from './staged-release.ts';
 import { previousProgramKind } from './previous-program.ts';
+import { upgradeRollbackKind } from './upgrade-rollback.ts';
 
 type Registry = { readonly [K in Kind]: KindModule<K> };
 
@@ -22,6 +23,7 @@ export function kindOf<K extends Kind>(r: ResourceOf<K>): KindModule<K> {
     node: nodeStepKind,
     'staged-release': stagedReleaseKind,
     'previous-program': previousProgramKind,
+    'upgrade-rollback': upgradeRollbackKind,
   };
   return registry[r.kind as K] as unknown as KindModule<K>;
 }

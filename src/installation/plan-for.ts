@@ -95,7 +95,7 @@ export function applyPlanned(
   const pick = (s: Step) => (removals.has(s) ? removing : recording) as Applier<Step>;
   const applier: Applier<Step> = {
     before: (s) => pick(s).before(s),
-    apply: (s) => pick(s).apply(s),
+    apply: (s, failure) => pick(s).apply(s, failure),
     after: (s, result) => pick(s).after(s, result),
     refused: refusalError,
   };

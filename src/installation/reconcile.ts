@@ -50,8 +50,8 @@ export function recordingApplier(planned: Plan, ctx: RootContext): Applier<Plann
       if (r.key === KEYS.node) await intendNodeMade(awaitingNode, journal);
       return 'apply';
     },
-    apply({ resource: r, action, actual }) {
-      return applyWith(driverOf(r).apply, r, action, actual, ctx);
+    apply({ resource: r, action, actual }, failure) {
+      return applyWith(driverOf(r).apply, r, action, actual, ctx, failure);
     },
     async after({ resource: r, action, recorded, exists }, result) {
       if (r.key === KEYS.node) await recordNodeMade(awaitingNode.splice(0), ctx, journal);
@@ -70,9 +70,10 @@ async function applyWith(
   action: Action,
   actual: unknown,
   ctx: RootContext,
+  failure: unknown,
 ): Promise<StepResult> {
   if (apply === undefined) throw new Error(`${r.key} is made by the node half`);
-  return (apply as (...args: unknown[]) => Promise<StepResult>)(r, action, actual, ctx);
+  return (apply as (...args: unknown[]) => Promise<StepResult>)(r, action, actual, ctx, failure);
 }
 
 /** Recorded: `owned` when this run made it (it was absent at the probe, even if an earlier

@@ -15,6 +15,10 @@ export interface RootContext extends DriverContext {
  *  it, and have none). */
 export interface InstallContext extends RootContext {
   node: NodeHalfInputs;
+  /** How the run waits until Core lists the node connected and ready (the installer's; an
+   *  upgrade's settling step waits with it: src/installation/upgrade-rollback.ts), watching the
+   *  service run given: if it stops, the wait ends. */
+  ready?: (watch: { unit: string; invocation: string } | undefined) => Promise<unknown>;
 }
 
 /** The kinds root's half declares (src/installation/desired.ts), and a staging's one step
@@ -29,7 +33,8 @@ export type RootKind =
   | 'network'
   | 'node'
   | 'staged-release'
-  | 'previous-program';
+  | 'previous-program'
+  | 'upgrade-rollback';
 export type RootResource = ResourceOf<RootKind>;
 
 /** What the node half needs to run (src/installation/node-half.ts). */

@@ -17,7 +17,10 @@ import { providerFileKind } from './drivers/provider-file.ts';
 import { registrationKind } from './drivers/registration.ts';
 import { storeImageKind } from './drivers/store-image.ts';
 
-export type LibraryKind = Exclude<Kind, 'node' | 'staged-release' | 'previous-program'>;
+export type LibraryKind = Exclude<
+  Kind,
+  'node' | 'staged-release' | 'previous-program' | 'upgrade-rollback'
+>;
 
 export const KINDS: { readonly [K in LibraryKind]: KindModule<K> } = {
   account: accountKind,

@@ -11,6 +11,8 @@ export const KEYS = {
   program: 'program',
   /** UPG-02: the program an upgrade replaced, kept until the new one is ready. */
   previousProgram: 'program-previous',
+  /** UPG-02: the step that drops the kept program, or puts it back. */
+  upgradeRollback: 'upgrade-rollback',
   pathCommand: 'path-command',
   nodeDirs: ['directory:.oac', 'directory:.oac/nodes'] as const,
   state: 'state',

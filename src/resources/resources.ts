@@ -17,6 +17,7 @@ const PHASES = [
   'proxy-settings',
   'unit',
   'service',
+  'ready',
 ] as const;
 /** The listr phase a resource shows under on a terminal (installer/install.ts). */
 export type Phase = (typeof PHASES)[number];
@@ -159,6 +160,22 @@ export const PREVIOUS_PROGRAM_RESOURCE = z.strictObject({
 });
 export type PreviousProgramResource = z.infer<typeof PREVIOUS_PROGRAM_RESOURCE>;
 
+/** UPG-02: the step that settles an upgrade once its steps ran (or one failed): the kept
+ *  program dropped once the new one is ready, or put back (src/installation/upgrade-rollback.ts). */
+export const UPGRADE_ROLLBACK_RESOURCE = z.strictObject({
+  ...base,
+  kind: z.literal('upgrade-rollback'),
+  /** Where the program is kept. */
+  path: text,
+  /** The service that runs the program. */
+  unit: text,
+  /** The version of the program this run installs, when known. */
+  version: text.optional(),
+  /** Runs after a failed step too (src/core/driver.ts). */
+  settles: z.literal(true),
+});
+export type UpgradeRollbackResource = z.infer<typeof UPGRADE_ROLLBACK_RESOURCE>;
+
 // What the node half itself wants (src/node/node-desired.ts): it reconciles these as oac-node,
 // with the same loop and drivers. They live inside its state and store, which root records and
 // removes as whole directories, so they are never recorded themselves.
@@ -233,6 +250,7 @@ export type Resource =
   | NodeHalfResource
   | StagedReleaseResource
   | PreviousProgramResource
+  | UpgradeRollbackResource
   | DockerImageResource
   | NodeFileResource
   | StoreImageResource

@@ -103,6 +103,7 @@ test('DECL-01 RERUN-01 UNI-01 UNI-02 UNI-03 golden, the whole command: install m
     'proxy-settings': 'skipped',
     unit: 'created',
     service: 'created',
+    'upgrade-rollback': 'skipped',
   });
   const installed = treeOf(root, BACKUPS);
   const diff = treeDiff(initial, installed);

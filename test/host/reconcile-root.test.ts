@@ -88,6 +88,7 @@ test('DECL-01 golden: install makes exactly the expected tree; a rerun is unchan
     'proxy-settings': 'skipped',
     unit: 'created',
     service: 'created',
+    'upgrade-rollback': 'skipped',
   });
   const installed = treeOf(root, BACKUPS);
   const diff = treeDiff(initial, installed);
@@ -130,9 +131,14 @@ test('DECL-01 golden: install makes exactly the expected tree; a rerun is unchan
     readFileSync(join(root, 'etc/group'), 'utf8'),
     /^docker:[^:]*:\d+:(.*,)?oac-node(,.*)?$/m,
   );
-  // Every step recorded but what was skipped (no proxy settings; no program to keep).
+  // Every step recorded but what was skipped (no proxy settings; no program to keep, no
+  // upgrade to settle).
   const skipped = Object.entries(first.outcomes).filter(([, o]) => o === 'skipped');
-  assert.deepEqual(skipped.map(([k]) => k).sort(), ['program-previous', 'proxy-settings']);
+  assert.deepEqual(skipped.map(([k]) => k).sort(), [
+    'program-previous',
+    'proxy-settings',
+    'upgrade-rollback',
+  ]);
   for (const key of Object.keys(first.outcomes).filter((k) => first.outcomes[k] !== 'skipped'))
     assert.equal(first.journal.resources[key]?.ownership, 'owned', key);
 

@@ -49,6 +49,7 @@ test('DECL-01 golden: a Docker node wants these resources, in this order', () =>
     'file proxy-settings /etc/oac-node/inst-1.env',
     'unit unit /etc/systemd/system/oac-node-inst-1.service',
     'service service',
+    'upgrade-rollback upgrade-rollback /usr/local/lib/oac-node/inst-1/oac-node.previous',
   ]);
 });
 
@@ -179,11 +180,14 @@ test("DECL-01 HOST-08: one value for the whole installation: every key once, eac
     // the same request and release.
     assert.deepEqual(nodePart(items), nodeHalfDesired(request, MANIFEST));
     // Root's view: the same list as without the release, filled in (status and uninstall start
-    // from that shape), but for the step that keeps the program an upgrade replaces (UPG-02):
-    // status and uninstall find that one as the file the journal records.
+    // from that shape), but for the steps that keep the program an upgrade replaces and settle
+    // the upgrade (UPG-02): status and uninstall find the kept one as the file the journal
+    // records, and an upgrade is settled only by the install that makes it.
+    const upgradeOnly = (key: string) => key !== 'program-previous' && key !== 'upgrade-rollback';
     const view = rootView(items)
       .map((r) => r.key)
-      .filter((key) => key !== 'program-previous');
+      .filter(upgradeOnly);
+    assert.equal(rootView(items).at(-1)?.key, 'upgrade-rollback', 'the upgrade is settled last');
     assert.deepEqual(
       rootView(items)
         .map((r) => r.key)
@@ -195,7 +199,7 @@ test("DECL-01 HOST-08: one value for the whole installation: every key once, eac
       view,
       desired(given)
         .map((r) => r.key)
-        .filter((key) => key !== 'program-previous'),
+        .filter(upgradeOnly),
     );
     assert.deepEqual(
       view,
