@@ -151,6 +151,7 @@ const bareErrorAllowed = [
   'installer/install-plan.ts', // the same: preflight learned what the plan needs
   'src/installation/previous-program.ts', // the plan keeps a recorded program only
   'src/installation/upgrade-rollback.ts', // an install that replaces the program waits for Core
+  'src/resources/kind.ts', // a probe answers in its kind's shape
   'installer/one-liner.ts', // values were parsed before they are quoted
   'installer/preflight-findings.ts', // a stop comes after a finding
   'records/env-file.ts', // the key is ours, 64 hex digits

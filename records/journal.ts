@@ -18,14 +18,15 @@ import { journalPoint } from '../src/host/journal-points.ts';
 
 const prop = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
-const resource = z.object({
+/** One resource's record (src/installation/previous-program.ts keeps one as it was). */
+export const JOURNAL_RESOURCE = z.object({
   kind: z.enum(['account', 'membership', 'directory', 'file', 'unit', 'service', 'network']),
   name: z.string().min(1),
   ownership: z.enum(['intended', 'owned', 'adopted']),
   /** What status compares: digests, modes (never content or secrets). */
   props: z.record(z.string(), prop).default({}),
 });
-export type JournalResource = z.infer<typeof resource>;
+export type JournalResource = z.infer<typeof JOURNAL_RESOURCE>;
 export type Ownership = JournalResource['ownership'];
 
 const inputs = z.object({
@@ -53,7 +54,7 @@ const journalSchema = z.object({
   /** The node this installation registered (set once Core accepted it): a later run that
    *  finds no node state knows it was lost, not never made (the guide: a recovery incident). */
   registered_node: z.string().nullable().default(null),
-  resources: z.record(z.string(), resource),
+  resources: z.record(z.string(), JOURNAL_RESOURCE),
   /** Root's files hashed by a run (the installer itself, the node program), with their stamps:
    *  a cache (src/host/digest-index.ts), so a rerun need not read them again (issue #13). */
   digests: digestRecordSchema.default({}),

@@ -53,12 +53,16 @@ export const ACTION = z.strictObject({
  *  own (`<step>:<part>`). Never part of an event: the parts are shown as events of their own. */
 export type Action = z.infer<typeof ACTION> & { parts?: ActionPart[] };
 
-export interface ActionPart {
-  step: string;
-  title: string;
+export const ACTION_PART = z.strictObject({
+  step: z.string(),
+  title: z.string(),
   /** One level only: a part has no parts of its own. */
-  action: z.infer<typeof ACTION>;
-}
+  action: ACTION,
+});
+export type ActionPart = z.infer<typeof ACTION_PART>;
+
+/** An action as a plan holds it: with its parts, if any. */
+export const PLANNED_ACTION = ACTION.extend({ parts: z.array(ACTION_PART).optional() });
 
 /** The action as an event carries it: without its parts (each is an event of its own). */
 export function shownAction({ parts: _parts, ...action }: Action): z.infer<typeof ACTION> {

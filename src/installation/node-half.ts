@@ -22,12 +22,13 @@ import { refusalError } from '../resources/refusal-error.ts';
 import { MESSAGES, hint, oacError, type MessageCode } from '../messages.ts';
 import {
   ACTION,
+  ACTION_PART,
+  PLANNED_ACTION,
   REFUSAL,
   STEP_RESULT,
   changes,
   type Action,
   type ActionPart,
-  type Refusal,
 } from '../core/step.ts';
 import { firstInstallSteps } from './node-half-first.ts';
 import * as z from 'zod';
@@ -52,14 +53,15 @@ function stepsOf(events: EngineEvent[]): ActionPart[] {
 /** The bundle's descriptor in the node half: the first after stdin, stdout and stderr. */
 const BUNDLE_CHILD_FD = 3;
 
-export interface NodeHalfActual {
+export const NODE_HALF_ACTUAL = z.strictObject({
   /** The child's plans; undefined before the program is installed (a new host). */
-  planned: Action[] | undefined;
+  planned: z.array(PLANNED_ACTION).optional(),
   /** Before the program is installed: refusals root found in the node account's part itself. */
-  refusals?: Refusal[];
+  refusals: z.array(REFUSAL).optional(),
   /** The same, step by step, with each step's title (status lists them). */
-  steps?: ActionPart[];
-}
+  steps: z.array(ACTION_PART).optional(),
+});
+export type NodeHalfActual = z.infer<typeof NODE_HALF_ACTUAL>;
 
 export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
   async probe(_r, ctx) {
@@ -336,5 +338,6 @@ export const nodeStepKind = defineKind({
   desired: NODE_HALF_RESOURCE,
   recorded: false,
   driver: nodeHalfDriver,
+  actual: NODE_HALF_ACTUAL,
   name: () => 'node half',
 });

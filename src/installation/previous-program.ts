@@ -8,7 +8,8 @@
 // of an earlier attempt is still there (that one is the proven one). The record comes first,
 // then the link: a run killed between them leaves a record of a file that is not there, which
 // no later run takes as a source.
-import type { JournalResource } from '../../records/journal.ts';
+import { z } from 'zod';
+import { JOURNAL_RESOURCE } from '../../records/journal.ts';
 import { KEYS } from '../resources/keys.ts';
 import type { Driver } from '../resources/driver.ts';
 import { fileSha256 } from '../resources/drivers/file-digest.ts';
@@ -16,15 +17,18 @@ import { defineKind } from '../resources/kind.ts';
 import { PREVIOUS_PROGRAM_RESOURCE } from '../resources/resources.ts';
 import type { RootContext } from './root-context.ts';
 
-export interface PreviousProgramActual {
+export const PREVIOUS_PROGRAM_ACTUAL = z.strictObject({
   /** The installed program's SHA-256; undefined: none there, or no regular file. */
-  onHost: string | undefined;
+  onHost: z.string().optional(),
   /** The journal's records of the installed program and of the service, as they were before
    *  this run wrote anything (a later step of it may mark a restart owed): what is kept. */
-  recorded: { program: JournalResource; service: JournalResource | undefined } | undefined;
+  recorded: z
+    .strictObject({ program: JOURNAL_RESOURCE, service: JOURNAL_RESOURCE.optional() })
+    .optional(),
   /** A program an earlier attempt kept is recorded and still there. */
-  pending: boolean;
-}
+  pending: z.boolean(),
+});
+export type PreviousProgramActual = z.infer<typeof PREVIOUS_PROGRAM_ACTUAL>;
 
 export const previousProgramDriver: Driver<'previous-program', PreviousProgramActual, RootContext> =
   {
@@ -89,5 +93,6 @@ export const previousProgramKind = defineKind({
   desired: PREVIOUS_PROGRAM_RESOURCE,
   recorded: false,
   driver: previousProgramDriver,
+  actual: PREVIOUS_PROGRAM_ACTUAL,
   name: (r) => r.path,
 });

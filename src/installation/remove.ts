@@ -12,6 +12,7 @@ import { refuse, type Action, type Refusal } from '../core/step.ts';
 import type { RootContext } from './root-context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
 import { isRecorded, kindOf, removalOf } from './kinds.ts';
+import { checkActual } from '../resources/kind.ts';
 import { refusalError } from '../resources/refusal-error.ts';
 
 export interface RemoveOptions {
@@ -67,6 +68,8 @@ export function planRemoval(
   };
   const judge = async (step: CoreStep<RootResource>): Promise<RemovalStep> => {
     const { resource: r, action, exists } = step;
+    // Probed only when named (undefined otherwise).
+    if (step.actual !== undefined) checkActual(kindOf(r).schemas, r.key, step.actual);
     // Only what the caller keeps this run (the unconfirmed store) holds what it needs: the
     // record stays with them, so a rerun finishes (an adopted resource needs nothing of ours).
     if (action.kind === 'keep' && exists && options.keepReason?.(r) !== undefined)

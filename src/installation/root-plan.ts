@@ -13,6 +13,7 @@ import type { RootContext } from './root-context.ts';
 import { driverOf, type RootResource } from './drivers.ts';
 import { isProvablyOurs } from './provable.ts';
 import { isRecorded, kindOf } from './kinds.ts';
+import { checkActual } from '../resources/kind.ts';
 import { changes, type Action } from '../core/step.ts';
 import { isVersion } from '../version.ts';
 
@@ -37,6 +38,7 @@ export function plan(
 
 async function judge(step: CoreStep<RootResource>, ctx: RootContext): Promise<PlannedStep> {
   const { resource: r, exists } = step;
+  checkActual(kindOf(r).schemas, r.key, step.actual);
   const journal = ctx.journal;
   let action = step.action;
   let recorded = isRecorded(r) ? journal.get(r.key)?.ownership : undefined;

@@ -5,7 +5,8 @@
 // half before anything is written; applying it stops the service (its rollout would otherwise
 // write the same files at the same time), has the node half copy the files, and starts the
 // service again whatever happens, so a failed staging leaves the node serving as before.
-import { changes, type ActionPart } from '../core/step.ts';
+import { z } from 'zod';
+import { ACTION_PART, changes } from '../core/step.ts';
 import { beforeForcedExit, startUnitDetached } from '../host/exit-hooks.ts';
 import type { Host } from '../host/host.ts';
 import { isActive, systemctlFailed } from '../host/systemd.ts';
@@ -15,10 +16,11 @@ import { stageRelease, stepsChanging } from './node-half.ts';
 import type { InstallContext } from './root-context.ts';
 import { STAGED_RELEASE_RESOURCE } from '../resources/resources.ts';
 
-export interface StagedReleaseActual {
+export const STAGED_RELEASE_ACTUAL = z.strictObject({
   /** The node half's plan of the staging (its dry run), step by step. */
-  planned: ActionPart[];
-}
+  planned: z.array(ACTION_PART),
+});
+export type StagedReleaseActual = z.infer<typeof STAGED_RELEASE_ACTUAL>;
 
 export const stagedReleaseDriver: Driver<'staged-release', StagedReleaseActual, InstallContext> = {
   probe: async (_r, ctx) => ({ planned: await stageRelease(ctx, true) }),
@@ -54,6 +56,7 @@ export const stagedReleaseKind = defineKind({
   desired: STAGED_RELEASE_RESOURCE,
   recorded: false,
   driver: stagedReleaseDriver,
+  actual: STAGED_RELEASE_ACTUAL,
   name: (r) => `release ${r.release} for generation ${r.generation}`,
 });
 

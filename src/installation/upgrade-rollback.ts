@@ -13,6 +13,7 @@
 // ordered so that a run killed anywhere converges on the next: the service's record owes a
 // restart before the program is swapped back, and a kept program recorded and present is the
 // roll back's source for any later run.
+import { z } from 'zod';
 import type { Journal, JournalResource } from '../../records/journal.ts';
 import { sha256FileIfExists } from '../host/files.ts';
 import { mustSystemctl, unitRun } from '../host/systemd.ts';
@@ -25,10 +26,11 @@ import { UPGRADE_ROLLBACK_RESOURCE, type UpgradeRollbackResource } from '../reso
 import { isVersion } from '../version.ts';
 import type { InstallContext, RootContext } from './root-context.ts';
 
-export interface UpgradeRollbackActual {
+export const UPGRADE_ROLLBACK_ACTUAL = z.strictObject({
   /** A program an earlier run kept is recorded and still there. */
-  pending: boolean;
-}
+  pending: z.boolean(),
+});
+export type UpgradeRollbackActual = z.infer<typeof UPGRADE_ROLLBACK_ACTUAL>;
 
 export const upgradeRollbackDriver: Driver<
   'upgrade-rollback',
@@ -67,6 +69,7 @@ export const upgradeRollbackKind = defineKind({
   desired: UPGRADE_ROLLBACK_RESOURCE,
   recorded: false,
   driver: upgradeRollbackDriver,
+  actual: UPGRADE_ROLLBACK_ACTUAL,
   name: (r) => `roll back to ${r.path}`,
 });
 

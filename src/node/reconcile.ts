@@ -8,13 +8,21 @@ import { planSteps } from '../core/plan.ts';
 import { refusalError } from '../resources/refusal-error.ts';
 import type { NodeContext } from './drivers/node-context.ts';
 import { nodeDriverOf, type NodeResource } from './drivers/index.ts';
+import { checkActual } from '../resources/kind.ts';
+import { KINDS } from './kind-registry.ts';
 
 export async function reconcileNode(
   resources: NodeResource[],
   ctx: NodeContext,
   options: ApplyOptions,
 ): Promise<RunReport> {
-  const planner = { driverOf: nodeDriverOf, judge: async <S>(step: S) => step };
+  const planner = {
+    driverOf: nodeDriverOf,
+    judge: async <S extends { resource: NodeResource; actual: unknown }>(step: S) => {
+      checkActual(KINDS[step.resource.kind].schemas, step.resource.key, step.actual);
+      return step;
+    },
+  };
   const planned = await planSteps(resources, ctx, planner, {
     signal: options.signal,
     emit: options.emit,

@@ -26,10 +26,16 @@ export interface KindModule<K extends Kind> {
   readonly recorded: boolean;
   /** Each half calls it with its own context (src/installation/kinds.ts, src/node/kind-registry.ts). */
   readonly driver: CoreDriver<ResourceOf<K>, unknown, never>;
-  /** Issue #38: its shapes as zod schemas: the desired value (src/resources/resources.ts), and
-   *  what the journal keeps of it (`recordedProps`), checked when a record is read back (a
-   *  property of another type is not taken: src/installation/recorded.ts). */
-  readonly schemas: { desired: z.ZodType<ResourceOf<K>>; recorded: z.ZodType<Props> };
+  /** Issue #38: its shapes as zod schemas: the desired value (src/resources/resources.ts); what
+   *  its driver's probe finds (the actual state; test/host/actual-schemas.test.ts holds every
+   *  probe of real plans to it); and what the journal keeps of it (`recordedProps`), checked
+   *  when a record is read back (a property of another type is not taken:
+   *  src/installation/recorded.ts). */
+  readonly schemas: {
+    desired: z.ZodType<ResourceOf<K>>;
+    actual: z.ZodType<unknown>;
+    recorded: z.ZodType<Props>;
+  };
   /** One line naming it: the journal's `name`, status, messages. */
   name(r: ResourceOf<K>): string;
   /** How an uninstall's plan names it in a sentence (`user oac-node`). */
@@ -63,8 +69,11 @@ export interface KindModule<K extends Kind> {
   provable(r: ResourceOf<K>, ctx: DriverContext, proofs: Proofs): Promise<boolean>;
 }
 
-type Required<K extends Kind> = Pick<KindModule<K>, 'kind' | 'recorded' | 'driver' | 'name'> & {
+type Required<K extends Kind, A> = Pick<KindModule<K>, 'kind' | 'recorded' | 'name'> & {
   desired: z.ZodType<ResourceOf<K>>;
+  /** The driver and the shape of what its probe finds: one type, A. */
+  driver: CoreDriver<ResourceOf<K>, A, never>;
+  actual: z.ZodType<A>;
 };
 
 /** What the journal keeps of a kind that keeps nothing but its name. Not strict: a record also
@@ -74,13 +83,14 @@ const NOTHING_KEPT = z.object({});
 /** A kind's module: what it does not say is the plain case (removed by name, nothing recorded
  *  beyond its name, compared as it is, never secret, made by root, reads nothing, always
  *  wanted, no version, never provable). */
-export function defineKind<K extends Kind>(
-  spec: Required<K> &
-    Partial<Omit<KindModule<K>, 'schemas'>> & { recordedShape?: z.ZodType<Props> },
+export function defineKind<K extends Kind, A>(
+  spec: Required<K, A> &
+    Partial<Omit<KindModule<K>, 'schemas' | 'driver'>> & { recordedShape?: z.ZodType<Props> },
 ): KindModule<K> {
-  const { desired, recordedShape, ...rest } = spec;
+  const { desired, actual, recordedShape, driver, ...rest } = spec;
   return {
-    schemas: { desired, recorded: recordedShape ?? NOTHING_KEPT },
+    schemas: { desired, actual, recorded: recordedShape ?? NOTHING_KEPT },
+    driver: driver as KindModule<K>['driver'],
     label: spec.name,
     removal: (r) => `remove ${spec.name(r)}`,
     keptFor: (what) => `it holds ${what}`,
@@ -103,4 +113,14 @@ export function defineKind<K extends Kind>(
 export function textProp(props: Props, key: string): string | undefined {
   const value = props[key];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** Issue #38: a probe's answer held to its kind's shape in every plan (root's and the node
+ *  half's): an answer outside it is a bug of the driver, stopped before anything is decided. */
+export function checkActual(schemas: { actual: z.ZodType<unknown> }, key: string, actual: unknown) {
+  const parsed = schemas.actual.safeParse(actual);
+  if (!parsed.success)
+    throw new Error(
+      `the probe of ${key} answered outside its kind's shape: ${parsed.error.message}`,
+    );
 }

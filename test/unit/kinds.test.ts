@@ -21,6 +21,8 @@ import type { Kind, Resource, StagedReleaseResource } from '../../src/resources/
 import { KINDS } from '../../src/node/kind-registry.ts';
 import { recordedResources } from '../../src/installation/recorded.ts';
 import type { JournalData } from '../../records/journal.ts';
+import { checkActual } from '../../src/resources/kind.ts';
+import { planSteps } from '../../src/core/plan.ts';
 
 const names = layout(parseInstallationId('inst-1'));
 const wanted = (proxyEnv: Record<string, string> = {}) =>
@@ -186,3 +188,39 @@ test('issue #38 DECL-02 a damaged property of a record is not taken, and the oth
   assert.equal(partly.sha256, good.sha256);
   assert.equal(partly.version, undefined);
 });
+
+test('issue #38 each kind has the shape of what its probe finds, and a plan stops on a probe that answers outside it (a driver bug), naming the resource', async () => {
+  const all = [...wanted(), stagedStep()];
+  const kinds = new Map(all.map((r) => [r.kind, r]));
+  for (const r of kinds.values()) {
+    const { actual } = kindOf(r).schemas;
+    assert.equal(actual.safeParse('not a probe').success, false, r.kind);
+    assert.throws(() => checkActual(kindOf(r).schemas, r.key, 42), /the probe of \S+ answered/);
+  }
+  // What the drivers answer on a new host, as their diff tables use them.
+  const file = byKey(wanted(), KEYS.unit);
+  assert.ok(kindOf(file).schemas.actual.safeParse({ exists: false }).success);
+  assert.equal(kindOf(file).schemas.actual.safeParse({ exists: 'no' }).success, false);
+  const account = byKey(wanted(), `account:oac-node`);
+  assert.ok(kindOf(account).schemas.actual.safeParse({ byName: undefined }).success);
+  // A plan whose judge checks, as root's (root-plan.ts, remove.ts) and the node half's
+  // (src/node/reconcile.ts) do, stops on an answer of another shape.
+  const wrong = { ...kindOf(account).driver, probe: async () => ({ byName: 'oac-node' }) };
+  await assert.rejects(
+    planSteps([account], undefined, {
+      driverOf: () => wrong as never,
+      judge: async (step) => (
+        checkActual(kindOf(step.resource).schemas, step.resource.key, step.actual),
+        step
+      ),
+    }),
+    /the probe of account:oac-node answered outside its kind's shape/,
+  );
+});
+
+function stagedStep(): StagedReleaseResource {
+  return {
+    ...{ kind: 'staged-release', key: 'stage', title: 'x', phase: 'prepare' },
+    ...{ release: '0.2.0-abc', generation: 3, unit: names.unitName },
+  };
+}

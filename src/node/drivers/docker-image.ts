@@ -2,6 +2,7 @@
 // verified against the manifest), loaded, its archive deleted (DL-06); an image Docker already
 // has with the release's ID is not downloaded (DL-05). Never removed: uninstall keeps images
 // (UNI-04) and names the command that removes one.
+import { z } from 'zod';
 import { installRuntimeImage } from '../node-files.ts';
 import { DockerApi } from '../../net/docker-api.ts';
 import type { Driver } from '../../resources/driver.ts';
@@ -9,7 +10,14 @@ import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
 import { DOCKER_IMAGE_RESOURCE } from '../../resources/resources.ts';
 
-export const dockerImageDriver: Driver<'docker-image', { present: boolean }, NodeContext> = {
+/** What the probe finds: whether Docker holds the image under one of its IDs. */
+const DOCKER_IMAGE_ACTUAL = z.strictObject({ present: z.boolean() });
+
+export const dockerImageDriver: Driver<
+  'docker-image',
+  z.infer<typeof DOCKER_IMAGE_ACTUAL>,
+  NodeContext
+> = {
   async probe(r, { host }) {
     const docker = new DockerApi(`unix://${host.path(r.socket)}`);
     try {
@@ -38,5 +46,6 @@ export const dockerImageKind = defineKind({
   desired: DOCKER_IMAGE_RESOURCE,
   recorded: false,
   driver: dockerImageDriver,
+  actual: DOCKER_IMAGE_ACTUAL,
   name: (r) => `image ${r.reference}`,
 });

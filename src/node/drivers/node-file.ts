@@ -1,6 +1,7 @@
 // microsandbox's files of a release (Runtime, firmware, helper), made by the node half in its
 // files directory: downloaded (resumed, verified against the manifest's SHA-256, DL-01, DL-02),
 // the helper made executable only after its check. They go with the state directory.
+import { z } from 'zod';
 import { downloadNodeFile } from '../node-files.ts';
 import { oacError } from '../../messages.ts';
 import { isExecutableFile, setMode } from '../../host/files.ts';
@@ -10,7 +11,10 @@ import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
 import { NODE_FILE_RESOURCE } from '../../resources/resources.ts';
 
-export const nodeFileDriver: Driver<'node-file', { verified: boolean }, NodeContext> = {
+/** What the probe finds: whether the file is there with the release's SHA-256. */
+const NODE_FILE_ACTUAL = z.strictObject({ verified: z.boolean() });
+
+export const nodeFileDriver: Driver<'node-file', z.infer<typeof NODE_FILE_ACTUAL>, NodeContext> = {
   async probe(r, ctx) {
     const path = ctx.host.path(r.path);
     const good = (await fileSha256(ctx, path)) === r.sha256;
@@ -42,5 +46,6 @@ export const nodeFileKind = defineKind({
   desired: NODE_FILE_RESOURCE,
   recorded: false,
   driver: nodeFileDriver,
+  actual: NODE_FILE_ACTUAL,
   name: (r) => r.path,
 });

@@ -5,6 +5,7 @@
 // guide's advice for artifacts_unavailable ("rerun the node's command") promises (NODE-04).
 // The provider-file kind's module, named after its kind as every module here is; its format is
 // src/node/provider-file.ts (a parallel pair, test/unit/file-names.test.ts).
+import { z } from 'zod';
 import { isRegistered, loadIdentity } from '../identity-store.ts';
 import { readIfExists, writeFileAtomic } from '../../host/files.ts';
 import { oacError } from '../../messages.ts';
@@ -16,12 +17,13 @@ import { loadServing } from '../serving.ts';
 import { defineKind } from '../../resources/kind.ts';
 import { PROVIDER_FILE_RESOURCE } from '../../resources/resources.ts';
 
-export interface ProviderFileActual {
-  current: string | undefined;
-  registered: boolean;
+export const PROVIDER_FILE_ACTUAL = z.strictObject({
+  current: z.string().optional(),
+  registered: z.boolean(),
   /** The digest approved for the generation the node serves (registered nodes only). */
-  approved?: string;
-}
+  approved: z.string().optional(),
+});
+export type ProviderFileActual = z.infer<typeof PROVIDER_FILE_ACTUAL>;
 
 export const providerFileDriver: Driver<'provider-file', ProviderFileActual, NodeContext> = {
   async probe(r, { host }) {
@@ -67,6 +69,7 @@ export const providerFileKind = defineKind({
   desired: PROVIDER_FILE_RESOURCE,
   recorded: false,
   driver: providerFileDriver,
+  actual: PROVIDER_FILE_ACTUAL,
   perGeneration: () => false,
   name: (r) => r.path,
 });

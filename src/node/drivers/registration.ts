@@ -3,6 +3,7 @@
 // registered node needs no token (RERUN-01). Core removes nodes; uninstall only asks it. The pin
 // of Core's key (TRUST-01) is part of it: a rerun with another pin updates the identity, which the
 // service, status and uninstall read.
+import { z } from 'zod';
 import { isRegistered, loadIdentity } from '../identity-store.ts';
 import { registerNode } from '../register.ts';
 import type { Driver } from '../../resources/driver.ts';
@@ -10,10 +11,9 @@ import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
 import { REGISTRATION_RESOURCE } from '../../resources/resources.ts';
 
-interface RegistrationActual {
-  registered: boolean;
-  pin: string | null;
-}
+/** What the probe finds: whether the node is registered, and the pin it keeps for Core. */
+const REGISTRATION_ACTUAL = z.strictObject({ registered: z.boolean(), pin: z.string().nullable() });
+type RegistrationActual = z.infer<typeof REGISTRATION_ACTUAL>;
 
 export const registrationDriver: Driver<'registration', RegistrationActual, NodeContext> = {
   async probe(r, { host }) {
@@ -57,6 +57,7 @@ export const registrationKind = defineKind({
   desired: REGISTRATION_RESOURCE,
   recorded: false,
   driver: registrationDriver,
+  actual: REGISTRATION_ACTUAL,
   perGeneration: () => false,
   name: (r) => `registration with ${r.coreUrl}`,
 });

@@ -1,6 +1,7 @@
 // The Runtime image imported into the microsandbox store (HOST-04), by the node half: the
 // archive downloaded (verified), unpacked into the store's images directory, checked to hold an
 // OCI layout, then deleted (DL-06). It goes with the store.
+import { z } from 'zod';
 import { join } from 'node:path';
 import { downloadNodeFile, runtimeImageFile } from '../node-files.ts';
 import { oacError } from '../../messages.ts';
@@ -11,7 +12,14 @@ import { prepareOf, type NodeContext } from './node-context.ts';
 import { defineKind } from '../../resources/kind.ts';
 import { STORE_IMAGE_RESOURCE } from '../../resources/resources.ts';
 
-export const storeImageDriver: Driver<'store-image', { present: boolean }, NodeContext> = {
+/** What the probe finds: whether the store holds the image. */
+const STORE_IMAGE_ACTUAL = z.strictObject({ present: z.boolean() });
+
+export const storeImageDriver: Driver<
+  'store-image',
+  z.infer<typeof STORE_IMAGE_ACTUAL>,
+  NodeContext
+> = {
   async probe(r, { host }) {
     return { present: (await lstatIfExists(host.path(join(r.dir, 'index.json')))) !== undefined };
   },
@@ -45,5 +53,6 @@ export const storeImageKind = defineKind({
   desired: STORE_IMAGE_RESOURCE,
   recorded: false,
   driver: storeImageDriver,
+  actual: STORE_IMAGE_ACTUAL,
   name: (r) => `image ${r.reference}`,
 });

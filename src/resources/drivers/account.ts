@@ -1,6 +1,7 @@
 // The node account (HOST-01): created with the distribution's useradd; an existing account of
 // exactly that shape is adopted (the reconciler records it so); any other account named
 // oac-node, or another account holding the UID, stops the run before anything changes.
+import { z } from 'zod';
 import { addSystemUser, deleteUser, readPasswd, type PasswdEntry } from '../../host/accounts.ts';
 import { oacError } from '../../messages.ts';
 import type { Driver } from '../driver.ts';
@@ -9,10 +10,20 @@ import { ACCOUNT_RESOURCE } from '../resources.ts';
 import { refuse } from '../../core/step.ts';
 import { defineKind } from '../kind.ts';
 
-export interface AccountActual {
-  byName: PasswdEntry | undefined;
-  byUid: PasswdEntry | undefined;
-}
+const PASSWD_ENTRY = z.strictObject({
+  name: z.string(),
+  uid: z.number().int(),
+  gid: z.number().int(),
+  home: z.string(),
+  shell: z.string(),
+});
+
+/** What the probe finds: the passwd entries with the account's name and with its UID. */
+export const ACCOUNT_ACTUAL = z.strictObject({
+  byName: PASSWD_ENTRY.optional(),
+  byUid: PASSWD_ENTRY.optional(),
+});
+export type AccountActual = z.infer<typeof ACCOUNT_ACTUAL>;
 
 export const accountDriver: Driver<'account', AccountActual> = {
   async probe(r, { host }) {
@@ -58,6 +69,7 @@ export const accountKind = defineKind({
   desired: ACCOUNT_RESOURCE,
   recorded: true,
   driver: accountDriver,
+  actual: ACCOUNT_ACTUAL,
   name: (r) => r.name,
   label: (r) => `user ${r.name}`,
   removal: (r) => `delete user ${r.name}`,

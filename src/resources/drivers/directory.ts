@@ -3,6 +3,7 @@
 // microsandbox store), made by the node half (HOST-08) and only checked here. Removal never
 // recurses as root: a tree the node can write is emptied as oac-node, and every directory
 // itself goes only once empty.
+import { z } from 'zod';
 import { oacError } from '../../messages.ts';
 import { readPasswd } from '../../host/accounts.ts';
 import { canWriteDirectory } from '../../host/files.ts';
@@ -14,14 +15,15 @@ import { refuse, type StepResult } from '../../core/step.ts';
 import { runAsNode } from './as-node.ts';
 import { defineKind } from '../kind.ts';
 
-export interface DirectoryActual {
-  exists: boolean;
-  isDirectory: boolean;
-  uid?: number;
-  mode?: number;
+export const DIRECTORY_ACTUAL = z.strictObject({
+  exists: z.boolean(),
+  isDirectory: z.boolean(),
+  uid: z.number().int().optional(),
+  mode: z.number().int().optional(),
   /** The operator's directories only: whether this process can write it. */
-  writable?: boolean;
-}
+  writable: z.boolean().optional(),
+});
+export type DirectoryActual = z.infer<typeof DIRECTORY_ACTUAL>;
 
 export const directoryDriver: Driver<'directory', DirectoryActual> = {
   async probe(r, { host }) {
@@ -122,6 +124,7 @@ export const directoryKind = defineKind({
   desired: DIRECTORY_RESOURCE,
   recorded: true,
   driver: directoryDriver,
+  actual: DIRECTORY_ACTUAL,
   name: (r) => r.path,
   removal: (r) => (r.removal === 'tree' ? `remove ${r.path}` : `remove ${r.path} when empty`),
   madeByNode: (r) => r.madeBy === 'node',

@@ -15,20 +15,21 @@ import { envFileDigest, KEYED_DIGEST, readEnvFile } from '../../../records/env-f
 import { sha256 } from '../sha256.ts';
 import { defineKind, textProp } from '../kind.ts';
 
-export interface FileActual {
-  exists: boolean;
-  sha256?: string;
-  mode?: number;
-  uid?: number;
-  regular?: boolean;
+export const FILE_ACTUAL = z.strictObject({
+  exists: z.boolean(),
+  sha256: z.string().optional(),
+  mode: z.number().int().optional(),
+  uid: z.number().int().optional(),
+  regular: z.boolean().optional(),
   /** A directory where the file belongs: neither replaced nor removed (a rename or unlink
    *  would fail half way through a run), refused in the plan. */
-  directory?: boolean;
+  directory: z.boolean().optional(),
   /** Not the installer's (the resource has a mark and the file lacks it): refused, kept. */
-  foreign?: boolean;
+  foreign: z.boolean().optional(),
   /** A marked file's directory is missing: refused in the plan, before any write. */
-  noParent?: boolean;
-}
+  noParent: z.boolean().optional(),
+});
+export type FileActual = z.infer<typeof FILE_ACTUAL>;
 
 /** Larger than any file with a mark the installer writes: someone else's, unread. */
 const MARKED_MAX_BYTES = 64 * 1024;
@@ -176,6 +177,7 @@ export const fileKind = defineKind({
   }),
   recorded: true,
   driver: fileDriver,
+  actual: FILE_ACTUAL,
   name: (r) => r.path,
   recordedProps: (r) => ({
     mode: r.mode,

@@ -1,16 +1,18 @@
 // HOST-02: the node account in the group that owns the Docker socket (docker) or /dev/kvm
 // (kvm). A membership through the account's primary group counts as one, for install and
 // status alike (they once disagreed).
+import { z } from 'zod';
 import { addToGroup, readGroups, readPasswd, removeFromGroup } from '../../host/accounts.ts';
 import type { Driver } from '../driver.ts';
 import { defineKind } from '../kind.ts';
 import { MEMBERSHIP_RESOURCE } from '../resources.ts';
 
-export interface MembershipActual {
-  member: boolean;
+export const MEMBERSHIP_ACTUAL = z.strictObject({
+  member: z.boolean(),
   /** Listed in the group's member list (what uninstall can take back). */
-  listed: boolean;
-}
+  listed: z.boolean(),
+});
+export type MembershipActual = z.infer<typeof MEMBERSHIP_ACTUAL>;
 
 export const membershipDriver: Driver<'membership', MembershipActual> = {
   async probe(r, { host }) {
@@ -46,6 +48,7 @@ export const membershipKind = defineKind({
   desired: MEMBERSHIP_RESOURCE,
   recorded: true,
   driver: membershipDriver,
+  actual: MEMBERSHIP_ACTUAL,
   name: (r) => `${r.user} in ${r.group}`,
   removal: (r) => `remove ${r.user} from group ${r.group}`,
 });

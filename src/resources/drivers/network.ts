@@ -2,6 +2,7 @@
 // naming the installation (HOST-08). Root only checks and removes it. A network of that name
 // that was there before the install is found, not created: the journal records it adopted and
 // uninstall leaves it (DECL-02).
+import { z } from 'zod';
 import { oacError } from '../../messages.ts';
 import {
   DockerApi,
@@ -14,15 +15,16 @@ import type { Driver, DriverContext } from '../driver.ts';
 import { defineKind } from '../kind.ts';
 import { NETWORK_RESOURCE } from '../resources.ts';
 
-export interface NetworkActual {
-  exists: boolean;
+export const NETWORK_ACTUAL = z.strictObject({
+  exists: z.boolean(),
   /** Docker answered; false: nothing is known about the network. */
-  reachable: boolean;
+  reachable: z.boolean(),
   /** It carries this installation's label (the proof, without a record, that it is ours). */
-  labelled: boolean;
+  labelled: z.boolean(),
   /** Docker is not installed at all (removed for good): no network of it exists any more. */
-  dockerRemoved?: boolean;
-}
+  dockerRemoved: z.boolean().optional(),
+});
+export type NetworkActual = z.infer<typeof NETWORK_ACTUAL>;
 
 /** Where an installed Docker Engine leaves its daemon, its units or its data (Debian's docker.io,
  *  Docker's own packages, the snap, a manual install); with none of them and no socket, Docker
@@ -132,6 +134,7 @@ export const networkKind = defineKind({
   desired: NETWORK_RESOURCE,
   recorded: true,
   driver: networkDriver,
+  actual: NETWORK_ACTUAL,
   name: (r) => r.name,
   label: (r) => `network ${r.name}`,
   removal: (r) => `remove network ${r.name}`,

@@ -25,19 +25,20 @@ import { unitRunsThisProgram } from './unit.ts';
  *  killed before the restart still owes it (src/installation/reconcile.ts). */
 export const RESTART_OWED = 'restart-owed';
 
-export interface ServiceActual {
-  enabled: boolean;
-  active: boolean;
-  canStart: boolean;
+export const SERVICE_ACTUAL = z.strictObject({
+  enabled: z.boolean(),
+  active: z.boolean(),
+  canStart: z.boolean(),
   /** The digest recorded when the service last (re)started; undefined: never recorded. */
-  startedWith: string | undefined;
+  startedWith: z.string().optional(),
   /** The unit file is a mask (a link to /dev/null): the service is the operator's to leave off,
    *  and the unit's own step says so (and refuses a rerun). */
-  unitMasked?: boolean;
+  unitMasked: z.boolean().optional(),
   /** The unit masked (by the operator, after the install) and still enabled: the installer's
    *  `enable` link, which systemd's `disable` ignores for a masked unit, removed by uninstall. */
-  maskedWantsLink?: string;
-}
+  maskedWantsLink: z.string().optional(),
+});
+export type ServiceActual = z.infer<typeof SERVICE_ACTUAL>;
 
 /** The unit's mask, and then the link `systemctl enable` made for it if that still points at the
  *  unit's file. */
@@ -139,6 +140,7 @@ export const serviceKind = defineKind({
   recordedShape: z.object({ inputs: z.string().optional() }),
   recorded: true,
   driver: serviceDriver,
+  actual: SERVICE_ACTUAL,
   name: (r) => r.unit,
   removal: (r) => `stop and disable ${r.unit}`,
   reads: (r) => r.reads,

@@ -19,27 +19,28 @@ import type { UnitResource } from '../resources.ts';
 import { UNIT_RESOURCE } from '../resources.ts';
 import { unitRunsProgram } from '../unit-file.ts';
 
-export interface UnitActual {
-  exists: boolean;
-  sha256?: string;
-  text?: string;
+export const UNIT_ACTUAL = z.strictObject({
+  exists: z.boolean(),
+  sha256: z.string().optional(),
+  text: z.string().optional(),
   /** systemd still runs an older copy (a run killed before its daemon-reload). */
-  stale?: boolean;
+  stale: z.boolean().optional(),
   /** Root's and not writable by others (0644), as the installer writes it. */
-  rootOnly?: boolean;
+  rootOnly: z.boolean().optional(),
   /** A directory where the unit file belongs: neither written over nor removed (either would
    *  fail half way through a run), refused in the plan. */
-  directory?: boolean;
+  directory: z.boolean().optional(),
   /** REL-01: masked by the operator (`systemctl mask`: a link to /dev/null where the unit file
    *  goes). Never written over: that would undo the operator's "never start this". */
-  masked?: boolean;
+  masked: z.boolean().optional(),
   /** `systemctl mask --runtime`: the link in /run/systemd/system. systemd reads /etc/systemd/system
    *  first, so it masks only a unit with no file there: on a new host, writing the unit would
    *  quietly undo the operator's mask (refused); once the unit file is there, it masks nothing
    *  (measured on Debian 12's systemd: loaded from /etc, started), and is left alone. The mask's
    *  path when there is one. */
-  maskedAtRuntime?: string;
-}
+  maskedAtRuntime: z.string().optional(),
+});
+export type UnitActual = z.infer<typeof UNIT_ACTUAL>;
 
 export const unitDriver: Driver<'unit', UnitActual> = {
   async probe(r, { host, layout }) {
@@ -124,6 +125,7 @@ export const unitKind = defineKind({
   recordedShape: z.object({ sha256: z.string().optional() }),
   recorded: true,
   driver: unitDriver,
+  actual: UNIT_ACTUAL,
   name: (r) => r.path,
   recordedProps: (r): Record<string, string> =>
     r.sha256 === undefined ? {} : { sha256: r.sha256 },
