@@ -13,7 +13,8 @@ import { Journal } from '../../records/journal.ts';
 import { desired } from '../helpers/desired.ts';
 import { sha256 } from '../../src/resources/sha256.ts';
 import type { EngineEvent } from '../../src/core/events.ts';
-import { reconcile } from '../../src/installation/plan-for.ts';
+import { applyPlanned, planFor, reconcile } from '../../src/installation/plan-for.ts';
+import { recordedResources } from '../../src/installation/recorded.ts';
 import { OacError } from '../../src/errors.ts';
 import { addSystemUser } from '../../src/host/accounts.ts';
 import { Host } from '../../src/host/host.ts';
@@ -295,6 +296,66 @@ test('UNI-02 issue #38 uninstall while Docker does not answer: the plan refuses 
   await journal.forget('network');
   await uninstall(request, noEvents);
   assert.equal(existsSync(join(root, names.journal)), false, 'the record is gone');
+});
+
+test('issue #38 DECL-01 an install whose record lists a network it no longer wants (its Core switched to microsandbox) while Docker does not answer: one plan, the removal refused before the first write, every wanted step shown by a dry run; nothing changes, the record included', async () => {
+  await runRoot();
+  mkdirSync(join(root, 'usr/sbin'), { recursive: true });
+  writeFileSync(join(root, 'usr/sbin/dockerd'), '');
+  const host = new Host(root);
+  const journal = await recordNetwork(host);
+  // What the record lists and the desired value does not want, as installer/install-plan.ts
+  // computes it: here the network alone.
+  const wanted = rootHalf();
+  const keys = new Set(wanted.map((r) => r.key));
+  const stale = recordedResources(names, journal.snapshot).filter((r) => !keys.has(r.key));
+  assert.deepEqual(
+    stale.map((r) => r.key),
+    ['network'],
+  );
+  // A proxy setting wanted now: the plan would write, if the removal did not refuse.
+  const changed = rootHalf({ https_proxy: 'http://proxy.example:3128' });
+  const before = treeOf(root, BACKUPS);
+  const events: EngineEvent[] = [];
+  const emit = (e: EngineEvent) => events.push(e);
+  const ctx = { host, layout: names, journal, emit };
+  const planned = await planFor('install', { wanted: changed, removals: stale }, ctx);
+  assert.deepEqual(
+    planned.diagnostics.map((d) => d.code),
+    ['docker_unavailable'],
+  );
+  assert.deepEqual(
+    planned.removal.steps.map((s) => [s.resource.key, s.action.kind]),
+    [['network', 'refuse']],
+  );
+  const refused = (e: unknown) => e instanceof OacError && e.code === 'docker_unavailable';
+  await assert.rejects(applyPlanned(planned, ctx, { dryRun: false, emit }), refused);
+  assert.deepEqual(
+    treeDiff(before, treeOf(root, BACKUPS)),
+    { added: [], removed: [], changed: [] },
+    'nothing written, not even the proxy settings the plan wanted',
+  );
+  const failed = events.filter((e) => e.type === 'step-failed').map((e) => e.step);
+  assert.deepEqual(failed, ['network'], 'the removal says why');
+  // A dry run shows the removal first, then every wanted step, then stops with the refusal.
+  const shown: EngineEvent[] = [];
+  const preview = { dryRun: true, emit: (e: EngineEvent) => shown.push(e) };
+  await assert.rejects(applyPlanned(planned, { ...ctx, emit: preview.emit }, preview), refused);
+  const rows = shown.flatMap((e) => (e.type === 'step-plan' ? [[e.step, e.action.kind]] : []));
+  assert.deepEqual(rows[0], ['network', 'refuse']);
+  assert.deepEqual(
+    rows.slice(1).map(([step]) => step),
+    changed.map((r) => r.key),
+  );
+  assert.deepEqual(
+    rows.find(([step]) => step === 'proxy-settings'),
+    ['proxy-settings', 'create'],
+  );
+  assert.deepEqual(treeDiff(before, treeOf(root, BACKUPS)), {
+    added: [],
+    removed: [],
+    changed: [],
+  });
 });
 
 test('UNI-02 issue #38 uninstall after Docker was removed from the host for good (no socket, daemon, unit or data root): the network went with it, its record is dropped, and the uninstall finishes', async () => {
