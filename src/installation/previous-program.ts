@@ -1,7 +1,7 @@
 // UPG-02, issue #38: the program an upgrade replaces is kept, as a step of the plan (before the
 // program's), until the new one is ready: a hard link beside it, recorded in the journal (as
 // the file it is) with its SHA-256 and version and the service's record from before, so that a
-// run killed anywhere later can roll back to it (installer/upgrade.ts drops it once the new
+// run killed anywhere later can roll back to it (./upgrade-rollback.ts drops it once the new
 // program is ready, or puts it back). The plan keeps nothing when it does not replace the
 // program, when there is none yet, when the file on the host is not the one the journal records
 // (a repair is no upgrade, and an unknown file is nothing to go back to), or when a kept program

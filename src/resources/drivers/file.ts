@@ -168,7 +168,7 @@ export const fileKind = defineKind({
   kind: 'file',
   desired: FILE_RESOURCE,
   // `service_inputs`: the program an upgrade keeps carries the service's record from before it
-  // (installer/upgrade.ts), for a roll back resumed by a later run.
+  // (src/installation/upgrade-rollback.ts), for a roll back resumed by a later run.
   recordedShape: z.object({
     mode: z.number().int().optional(),
     sha256: z.string().nullable().optional(),
