@@ -28,7 +28,7 @@ import { CoreClient } from '../src/net/core-client.ts';
 import { CoreError } from '../src/net/core-errors.ts';
 import { pinOrigin } from '../src/net/core-pin.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
-import type { Resource } from '../src/resources/resources.ts';
+import type { InstallationRecordResource, Resource } from '../src/resources/resources.ts';
 import type { UninstallRequest } from './uninstall.ts';
 import { provableOwnership } from './unrecorded.ts';
 
@@ -96,7 +96,17 @@ export async function planUninstallation(
   // applied as it stands (nothing decided again between the check and the removals). Core's
   // refusal, if any, is its first diagnostic.
   const diagnostics = answer.refusal === undefined ? [] : [answer.refusal];
-  const inputs = { removals: resources, keep, diagnostics };
+  // The plan's last step: the record removed, or kept with the store it marks (UNI-05).
+  const record: InstallationRecordResource = {
+    kind: 'installation-record',
+    key: KEYS.record,
+    title: "The installation's record",
+    phase: 'account',
+    path: names.journal,
+    unit: names.unitName,
+    keep: storeStays && journal.get(KEYS.store) !== undefined,
+  };
+  const inputs = { removals: resources, wanted: [record], keep, diagnostics };
   const planned = await planFor('uninstall', inputs, ctx, { signal: req.signal });
   let plan: MadePlan | undefined;
   if (req.planOut === true || req.savedPlan !== undefined) {

@@ -1,19 +1,19 @@
 // `oac-node uninstall`: the plan with nothing wanted (uninstaller/uninstall-plan.ts: Core asked,
 // at the address the node enrolled with, whether the node was removed, --force skipping the
 // question; what stays decided), applied: in reverse order, the drivers remove what the journal
-// says this installation created, and the summary lists what was kept (UNI-02…06). A refused
+// says this installation created, then the record goes (or stays with a store Core has not
+// confirmed: src/installation/installation-record.ts), and the summary lists what was kept
+// (UNI-02…06). A refused
 // plan (Core still lists the node, or cannot be asked: UNI-01) changes nothing; a dry run shows
 // every step and the refusal. It can be rerun until it completes.
-import { Journal, listJournals } from '../records/journal.ts';
+import { listJournals } from '../records/journal.ts';
 import { withInstallerLock } from '../records/installer-lock.ts';
 import { planDigest, type MadePlan, type SavedPlan } from '../src/installation/saved-plan.ts';
-import { KEYS } from '../src/installation/desired.ts';
 import type { Emit } from '../src/core/events.ts';
 import { applyPlanned } from '../src/installation/plan-for.ts';
 import type { RunReport } from '../src/installation/reconcile.ts';
 import { Host } from '../src/host/host.ts';
-import { forgetUnit } from '../src/host/systemd.ts';
-import { JOURNAL_DIR, layout, type InstallationId, type Layout } from '../src/layout.ts';
+import { layout, type InstallationId } from '../src/layout.ts';
 import { planUninstallation } from './uninstall-plan.ts';
 
 export interface UninstallRequest {
@@ -48,7 +48,7 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
     const journals = await listJournals(host);
     const mine = journals.find((j) => j.installation_id === req.installationId);
     const planned = await planUninstallation(host, names, req, { journals, mine }, emit);
-    const { journal, ctx, kept, storeStays, plan } = planned;
+    const { journal, ctx, kept, plan } = planned;
     // Settled with Core (or forced): a rerun of an unfinished uninstall, or an install after
     // one, is no lost state.
     // Only for a plan that goes ahead: a refused one (Docker silent about our network) changes
@@ -61,7 +61,6 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
       signal: req.signal,
     });
     kept.push(...keptSteps(report));
-    if (!req.dryRun) await finish(host, names, journal, storeStays);
     // A plan applied once is stale afterwards: its journal goes, or records the plan.
     if (plan !== undefined && !req.dryRun && (await host.lstat(names.journal)) !== undefined)
       await journal.setLastPlan(planDigest(plan.fingerprint));
@@ -80,21 +79,4 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
 
 function keptSteps(report: RunReport): string[] {
   return report.steps.flatMap((s) => (s.action.kind === 'keep' ? [s.action.detail] : []));
-}
-
-/** The journal stays with what is left while the store stays, so the rerun after the store's
- *  deletion finishes; otherwise it goes, and the records directory with the last of them. */
-async function finish(host: Host, names: Layout, journal: Journal, storeStays: boolean) {
-  const store = journal.get(KEYS.store);
-  if (storeStays && store !== undefined) {
-    await journal.record(KEYS.store, {
-      ...store,
-      props: { ...store.props, kept_unconfirmed: true },
-    });
-    return;
-  }
-  // A run killed between removing the unit file and reloading systemd left it loaded.
-  await forgetUnit(host, names.unitName);
-  await host.unlinkFile(names.journal);
-  await host.removeEmptyDirectory(JOURNAL_DIR);
 }

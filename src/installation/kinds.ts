@@ -11,6 +11,7 @@ import { nodeStepKind } from './node-half.ts';
 import { stagedReleaseKind } from './staged-release.ts';
 import { previousProgramKind } from './previous-program.ts';
 import { upgradeRollbackKind } from './upgrade-rollback.ts';
+import { installationRecordKind } from './installation-record.ts';
 
 type Registry = { readonly [K in Kind]: KindModule<K> };
 
@@ -24,6 +25,7 @@ export function kindOf<K extends Kind>(r: ResourceOf<K>): KindModule<K> {
     'staged-release': stagedReleaseKind,
     'previous-program': previousProgramKind,
     'upgrade-rollback': upgradeRollbackKind,
+    'installation-record': installationRecordKind,
   };
   return registry[r.kind as K] as unknown as KindModule<K>;
 }

@@ -34,7 +34,8 @@ export type RootKind =
   | 'node'
   | 'staged-release'
   | 'previous-program'
-  | 'upgrade-rollback';
+  | 'upgrade-rollback'
+  | 'installation-record';
 export type RootResource = ResourceOf<RootKind>;
 
 /** What the node half needs to run (src/installation/node-half.ts). */

@@ -19,7 +19,7 @@ import { storeImageKind } from './drivers/store-image.ts';
 
 export type LibraryKind = Exclude<
   Kind,
-  'node' | 'staged-release' | 'previous-program' | 'upgrade-rollback'
+  'node' | 'staged-release' | 'previous-program' | 'upgrade-rollback' | 'installation-record'
 >;
 
 export const KINDS: { readonly [K in LibraryKind]: KindModule<K> } = {

@@ -13,6 +13,8 @@ export const KEYS = {
   previousProgram: 'program-previous',
   /** UPG-02: the step that drops the kept program, or puts it back. */
   upgradeRollback: 'upgrade-rollback',
+  /** UNI-02: the installation's record, an uninstall's last step. */
+  record: 'record',
   pathCommand: 'path-command',
   nodeDirs: ['directory:.oac', 'directory:.oac/nodes'] as const,
   state: 'state',

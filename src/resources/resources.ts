@@ -176,6 +176,20 @@ export const UPGRADE_ROLLBACK_RESOURCE = z.strictObject({
 });
 export type UpgradeRollbackResource = z.infer<typeof UPGRADE_ROLLBACK_RESOURCE>;
 
+/** UNI-02…05: the installation's record, an uninstall's last step
+ *  (src/installation/installation-record.ts). */
+export const INSTALLATION_RECORD_RESOURCE = z.strictObject({
+  ...base,
+  kind: z.literal('installation-record'),
+  /** The journal's file. */
+  path: text,
+  /** The unit systemd forgets before the record goes. */
+  unit: text,
+  /** The record stays with the store Core has not confirmed (UNI-05). */
+  keep: z.boolean(),
+});
+export type InstallationRecordResource = z.infer<typeof INSTALLATION_RECORD_RESOURCE>;
+
 // What the node half itself wants (src/node/node-desired.ts): it reconciles these as oac-node,
 // with the same loop and drivers. They live inside its state and store, which root records and
 // removes as whole directories, so they are never recorded themselves.
@@ -251,6 +265,7 @@ export type Resource =
   | StagedReleaseResource
   | PreviousProgramResource
   | UpgradeRollbackResource
+  | InstallationRecordResource
   | DockerImageResource
   | NodeFileResource
   | StoreImageResource

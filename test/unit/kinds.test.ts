@@ -117,7 +117,7 @@ test('issue #38 DECL-05 saved plans compare what does not change between runs; o
 test('issue #38 nothing outside the kind modules asks which kind a resource is, but the narrowings listed here', () => {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const kinds = Object.keys(KINDS)
-    .concat('node', 'staged-release', 'previous-program', 'upgrade-rollback')
+    .concat('node', 'staged-release', 'previous-program', 'upgrade-rollback', 'installation-record')
     .join('|');
   const test = new RegExp(`\\.kind\\s*[!=]==\\s*'(${kinds})'|switch \\((r|resource)\\.kind\\)`);
   const files = ['src', 'installer', 'uninstaller', 'records'].flatMap((dir) =>

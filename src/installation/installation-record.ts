@@ -1,0 +1,62 @@
+// UNI-02…05, issue #38: the end of an uninstall is a step of its plan, not a write after it. The
+// installation's record (its journal, records/journal.ts) is the plan's last step: removed with
+// the records directory once it is empty, after systemd forgets the unit (a run killed between
+// removing the unit file and reloading systemd left it loaded); or, while the microsandbox store
+// stays because Core has not confirmed the node gone (UNI-05), kept with the store, which it marks
+// as kept unconfirmed, so that the rerun after the store's deletion finishes. A dry run shows it.
+import { z } from 'zod';
+import { forgetUnit } from '../host/systemd.ts';
+import { JOURNAL_DIR } from '../layout.ts';
+import type { Driver } from '../resources/driver.ts';
+import { defineKind } from '../resources/kind.ts';
+import { KEYS } from '../resources/keys.ts';
+import { INSTALLATION_RECORD_RESOURCE } from '../resources/resources.ts';
+import type { RootContext } from './root-context.ts';
+
+export const INSTALLATION_RECORD_ACTUAL = z.strictObject({
+  /** The record's file is on the host. */
+  present: z.boolean(),
+});
+export type InstallationRecordActual = z.infer<typeof INSTALLATION_RECORD_ACTUAL>;
+
+export const installationRecordDriver: Driver<
+  'installation-record',
+  InstallationRecordActual,
+  RootContext
+> = {
+  probe: async (r, { host }) => ({ present: (await host.lstat(r.path)) !== undefined }),
+  exists: (a) => a.present,
+  diff(r, a) {
+    if (r.keep && a.present)
+      return {
+        kind: 'update',
+        detail: `keep the record ${r.path} with the store until Core confirms the node gone`,
+      };
+    if (a.present) return { kind: 'remove', detail: `remove the record ${r.path}` };
+    return { kind: 'skip', detail: `no record ${r.path}` };
+  },
+  async apply(r, action, _actual, { host, journal }) {
+    const store = journal.get(KEYS.store);
+    if (r.keep && store !== undefined) {
+      await journal.record(KEYS.store, {
+        ...store,
+        props: { ...store.props, kept_unconfirmed: true },
+      });
+      return { outcome: 'kept', detail: action.detail };
+    }
+    await forgetUnit(host, r.unit);
+    await host.unlinkFile(r.path);
+    await host.removeEmptyDirectory(JOURNAL_DIR);
+    return { outcome: 'removed', detail: r.path };
+  },
+  remove: () => Promise.resolve({ outcome: 'skipped', detail: 'the record is its own step' }),
+};
+
+export const installationRecordKind = defineKind({
+  kind: 'installation-record',
+  desired: INSTALLATION_RECORD_RESOURCE,
+  recorded: false,
+  driver: installationRecordDriver,
+  actual: INSTALLATION_RECORD_ACTUAL,
+  name: (r) => `the record ${r.path}`,
+});
