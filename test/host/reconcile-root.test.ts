@@ -298,7 +298,7 @@ test('UNI-02 issue #38 uninstall while Docker does not answer: the plan refuses 
   assert.equal(existsSync(join(root, names.journal)), false, 'the record is gone');
 });
 
-test('issue #38 DECL-01 an install whose record lists a network it no longer wants (its Core switched to microsandbox) while Docker does not answer: one plan, the removal refused before the first write, every wanted step shown by a dry run; nothing changes, the record included', async () => {
+test('issue #38 DECL-01 DECL-06 an install whose record lists a network it no longer wants (its Core switched to microsandbox) while Docker does not answer: one plan, the removal refused before the first write, every wanted step shown by a dry run; nothing changes, the record included', async () => {
   await runRoot();
   mkdirSync(join(root, 'usr/sbin'), { recursive: true });
   writeFileSync(join(root, 'usr/sbin/dockerd'), '');

@@ -189,7 +189,7 @@ test('issue #38 DECL-02 a damaged property of a record is not taken, and the oth
   assert.equal(partly.version, undefined);
 });
 
-test('issue #38 each kind has the shape of what its probe finds, and a plan stops on a probe that answers outside it (a driver bug), naming the resource', async () => {
+test('issue #38 DECL-06 each kind has the shape of what its probe finds, and a plan stops on a probe that answers outside it (a driver bug), naming the resource', async () => {
   const all = [...wanted(), stagedStep()];
   const kinds = new Map(all.map((r) => [r.kind, r]));
   for (const r of kinds.values()) {

@@ -1,4 +1,5 @@
-// UPG-02, issue #38: an upgrade's roll back is a step of the plan, not a hand-written path. The
+// UPG-02, issue #38: an upgrade's roll back is a step of the plan, not a hand-written path (and an
+// uninstall's end is one too: src/installation/installation-record.ts, the last test). The
 // core applies a settling step (src/core/driver.ts `settles`) after a step before it failed too,
 // giving it that failure; what it throws is the run's error; nothing settles after an
 // interruption; and the roll back's step is planned exactly when a program is kept
@@ -9,7 +10,11 @@ import { applySteps, type Applier } from '../../src/core/apply.ts';
 import type { PlannedStep } from '../../src/core/plan.ts';
 import type { Action } from '../../src/core/step.ts';
 import { upgradeRollbackDriver } from '../../src/installation/upgrade-rollback.ts';
-import type { UpgradeRollbackResource } from '../../src/resources/resources.ts';
+import { installationRecordDriver } from '../../src/installation/installation-record.ts';
+import type {
+  InstallationRecordResource,
+  UpgradeRollbackResource,
+} from '../../src/resources/resources.ts';
 
 const stepOf = (key: string, action: Action, settles = false): PlannedStep => ({
   resource: { kind: 'x', key, title: key, ...(settles ? { settles: true } : {}) },
@@ -49,7 +54,7 @@ async function run(
   return { log, error };
 }
 
-test('UPG-02 a settling step runs after a failed step, given the failure, and the steps between are not applied', async () => {
+test('UPG-02 DECL-06 a settling step runs after a failed step, given the failure, and the steps between are not applied', async () => {
   const failure = new Error('service failed');
   const steps = [
     stepOf('program', update('replace')),
@@ -62,7 +67,7 @@ test('UPG-02 a settling step runs after a failed step, given the failure, and th
   assert.equal(error, failure, 'a settling step that returns leaves the failure the run error');
 });
 
-test("UPG-02 a settling step's own error is the run's (the roll back says what failed and what runs now)", async () => {
+test("UPG-02 DECL-06 a settling step's own error is the run's (the roll back says what failed and what runs now)", async () => {
   const rolledBack = new Error('rolled back');
   const steps = [stepOf('service', update('restart')), stepOf('settle', update('settle'), true)];
   const failed = await run(steps, { service: new Error('service failed'), settle: rolledBack });
@@ -73,7 +78,7 @@ test("UPG-02 a settling step's own error is the run's (the roll back says what f
   assert.equal(clean.error, undefined);
 });
 
-test('UPG-02 OPS-03 nothing settles after an interruption (the next run decides), nor a settling step with nothing to do', async () => {
+test('UPG-02 DECL-06 OPS-03 nothing settles after an interruption (the next run decides), nor a settling step with nothing to do', async () => {
   const controller = new AbortController();
   const interrupted = new Error('interrupted');
   const steps = [stepOf('program', update('replace')), stepOf('settle', update('settle'), true)];
@@ -109,7 +114,7 @@ const ROLLBACK: UpgradeRollbackResource = {
   settles: true,
 };
 
-test('UPG-02 the roll back is planned exactly when a program is kept: by this plan, or by an earlier run that did not finish', () => {
+test('UPG-02 DECL-06 the roll back is planned exactly when a program is kept: by this plan, or by an earlier run that did not finish', () => {
   const planned = (kind: Action['kind']) =>
     new Map<string, Action>([['program-previous', { kind, detail: 'keep' }]]);
   const diff = upgradeRollbackDriver.diff;
@@ -119,4 +124,28 @@ test('UPG-02 the roll back is planned exactly when a program is kept: by this pl
   assert.equal(upgrade.kind, 'update');
   assert.match(upgrade.detail, /ready on oac-node 0\.2\.0.*put the kept one back/);
   assert.equal(diff(ROLLBACK, { pending: true }, planned('keep')).kind, 'update', 'left by a run');
+});
+
+const RECORD: InstallationRecordResource = {
+  kind: 'installation-record',
+  key: 'record',
+  title: "The installation's record",
+  phase: 'account',
+  path: '/etc/oac-node/inst-1.json',
+  unit: 'oac-node-inst-1.service',
+  keep: false,
+};
+
+test('UNI-02 UNI-05 DECL-06 the end of an uninstall is its last step: the record removed, kept with a store Core has not confirmed, or nothing when there is none', () => {
+  const diff = (keep: boolean, present: boolean) =>
+    installationRecordDriver.diff({ ...RECORD, keep }, { present }, new Map());
+  assert.deepEqual(diff(false, true), {
+    kind: 'remove',
+    detail: 'remove the record /etc/oac-node/inst-1.json',
+  });
+  const kept = diff(true, true);
+  assert.equal(kept.kind, 'update', 'the store is marked kept unconfirmed: a write of the plan');
+  assert.match(kept.detail, /with the store until Core confirms the node gone/);
+  assert.equal(diff(false, false).kind, 'skip');
+  assert.equal(diff(true, false).kind, 'skip');
 });
