@@ -4,6 +4,7 @@
 // another provider), and what the plan was made from, part by part (a saved plan's
 // fingerprint). Nothing here writes: installer/install.ts applies it, or shows it (a dry run),
 // or saves it (--plan-out).
+import type { Refusal } from '../src/core/step.ts';
 import { envFileKey, newEnvFileKey, readEnvFile } from '../records/env-file.ts';
 import type { Journal } from '../records/journal.ts';
 import { installationDesired, nodePart, rootView } from '../src/installation/desired.ts';
@@ -39,6 +40,8 @@ export interface PlannedInstallation {
 export async function planInstallation(
   ctx: InstallContext,
   req: InstallRequest & { corePin: string | null },
+  /** Preflight's findings: the plan's first diagnostics. */
+  diagnostics: Refusal[],
 ): Promise<PlannedInstallation> {
   const { host, layout: names, journal, emit, configuration, providerGroup } = ctx;
   if (configuration === undefined || providerGroup === undefined)
@@ -84,7 +87,8 @@ export async function planInstallation(
   // The removals of what the record lists but no longer wants are the plan's too, applied
   // first. No other installation's record can want any of it: preflight refused the run if one
   // were there (HOST-10, checkOneCore).
-  const planned = await planFor('install', { wanted: resources, removals: stale }, driverCtx, {
+  const planInputs = { wanted: resources, removals: stale, diagnostics };
+  const planned = await planFor('install', planInputs, driverCtx, {
     signal: req.signal,
     emit,
   });

@@ -85,7 +85,7 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
       emit,
       token: req.token,
     };
-    await preflight(ctx, await recordChecks(ctx, req.allowDowngrade === true));
+    const findings = await preflight(ctx, await recordChecks(ctx, req.allowDowngrade === true));
     req.signal?.throwIfAborted();
     if (ctx.staging !== undefined) {
       // DECL-05: such a run plans only the staging (src/installation/staged-release.ts), which
@@ -95,12 +95,13 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
           release: ctx.configuration === undefined ? '?' : releaseOf(ctx.configuration),
           generation: ctx.staging.generation,
         });
+      findings.stopIfAny();
       return stageForRollout(ctx, req, ctx.staging.generation);
     }
     const run: RunState = { writing: false };
     // UPG-02: an upgrade (this run's, or one a killed run left) is settled by the plan's last
     // step, also after a failed step: src/installation/upgrade-rollback.ts.
-    const report = await reconcileInstallation(ctx, req, run).finally(async () => {
+    const report = await reconcileInstallation(ctx, req, run, findings).finally(async () => {
       // Also after a failure or an interruption later in the run: once Core accepted the node,
       // the record must say so (a later loss of its state is then recognised). A refused plan
       // wrote nothing, and writes nothing now either (not even the digest cache).
@@ -218,11 +219,19 @@ async function reconcileInstallation(
   ctx: InstallContext,
   req: InstallRequest & { corePin: string | null },
   run: RunState,
+  findings: Findings,
 ): Promise<RunReport> {
   const { journal, emit, configuration, providerGroup } = ctx;
-  if (configuration === undefined || providerGroup === undefined)
-    throw new Error('preflight learns the configuration and the provider group');
-  const { planned, driverCtx, made } = await planInstallation(ctx, req);
+  // Preflight's findings are the plan's first diagnostics; a plan that cannot be made beside
+  // them (Docker down: no provider group; the release unreadable) stops with them, as preflight
+  // would.
+  if (configuration === undefined || providerGroup === undefined) return findings.stop();
+  const { planned, driverCtx, made } = await planInstallation(ctx, req, findings.refusals()).catch(
+    (error: unknown) => {
+      findings.stopIfAny();
+      throw error;
+    },
+  );
   if (req.savedPlan !== undefined) checkSavedPlan(req.savedPlan, made, journal.lastPlan);
   run.plan = made;
   run.writing = !req.dryRun && planned.diagnostics.length === 0;
@@ -233,9 +242,10 @@ async function reconcileInstallation(
       checkpoint_root: req.checkpointRoot ?? null,
     });
   const options = { dryRun: req.dryRun, emit, signal: req.signal };
-  const report = await applyPlanned(planned, driverCtx, options);
-  // A plan applied once is stale afterwards (its digest is the record's last applied plan).
-  if (req.savedPlan !== undefined && !req.dryRun)
-    await journal.setLastPlan(planDigest(made.fingerprint));
-  return report;
+  return applyPlanned(planned, driverCtx, options).finally(async () => {
+    // A plan applied once is stale afterwards (its digest is the record's last applied plan),
+    // also when its run failed or rolled back after it began to write.
+    if (req.savedPlan !== undefined && run.writing)
+      await journal.setLastPlan(planDigest(made.fingerprint));
+  });
 }

@@ -7,6 +7,7 @@
 import { EXIT, isOacError, type OacError } from '../src/errors.ts';
 import { refusalError } from '../src/resources/refusal-error.ts';
 import { oacError, type MessageCode } from '../src/messages.ts';
+import type { Refusal } from '../src/core/step.ts';
 
 export class Findings {
   private readonly found: OacError[] = [];
@@ -28,16 +29,18 @@ export class Findings {
     this.add(oacError(code, values));
   }
 
+  /** Every finding as a diagnostic of the plan (src/core/step.ts `Refusal`), in order. */
+  refusals(): Refusal[] {
+    return this.found.map((e) => ({ code: e.code, message: lineOf(e), ...hintOf(e) }));
+  }
+
   /** Stops the run with every finding: one as itself (its code, line, hint and status), several
    *  as one refusal that lists each with its hint. Nothing when there is none. */
   stopIfAny(): void {
     const [first] = this.found;
     if (first === undefined) return;
     if (this.found.length === 1) throw first;
-    // Each one line: a finding's own lines (the pins a server presented …) join its message.
-    const line = (e: OacError) =>
-      e.details.length === 0 ? e.message : `${e.message}: ${e.details.join('; ')}`;
-    throw refusalError(this.found.map((e) => ({ code: e.code, message: line(e), hint: e.hint })));
+    throw refusalError(this.refusals());
   }
 
   /** Stops the run with every finding where the next check needs what is missing. */
@@ -51,4 +54,13 @@ export class Findings {
     if (!this.found.some((e) => e.code === error.code && e.message === error.message))
       this.found.push(error);
   }
+}
+
+/** Each finding one line: its own lines (the pins a server presented …) join its message. */
+function lineOf(e: OacError): string {
+  return e.details.length === 0 ? e.message : `${e.message}: ${e.details.join('; ')}`;
+}
+
+function hintOf(e: OacError): { hint?: string } {
+  return e.hint === undefined ? {} : { hint: e.hint };
 }

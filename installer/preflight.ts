@@ -30,7 +30,11 @@ import type { NodeConfiguration } from '../src/net/core-schemas.ts';
 import { isRegistered } from '../src/node/identity-store.ts';
 import { readNodeIdentity, readServingGeneration } from '../src/installation/node-state.ts';
 
-export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<void> {
+/** Every check; the problems found are returned, not thrown, where a plan can still be made
+ *  (issue #38: they are the plan's first diagnostics, so a dry run shows every step beside
+ *  them); what leaves nothing to plan (an unsupported host, another node, Core's answer) stops
+ *  the run here. */
+export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<Findings> {
   const { host } = ctx;
   if (process.platform !== 'linux' || process.arch !== 'x64') fail('not_linux_amd64');
   if (!host.prefixed && !(await canStartUnits(host))) fail('no_systemd');
@@ -53,7 +57,7 @@ export async function preflight(ctx: InstallContext, auth: CoreAuth): Promise<vo
     if (ctx.options.checkpointRoot !== undefined) found.fail('checkpoint_root_docker');
     await checkDocker(ctx, need, found, release);
   } else await checkMicrosandbox(ctx, need, found, release);
-  found.stopIfAny();
+  return found;
 }
 
 /** Core's configuration for this installation; without it (Core unreachable, the token

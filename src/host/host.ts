@@ -3,7 +3,17 @@
 // --root and useradd --prefix) so host tests run the real code on a scratch tree. Processes run
 // with a minimal environment: nothing of the caller's (a token, NODE_OPTIONS) leaks into them.
 import { constants } from 'node:fs';
-import { chown, lchown, link, open, readlink, rename, rmdir, unlink } from 'node:fs/promises';
+import {
+  chown,
+  lchown,
+  link,
+  open,
+  readdir,
+  readlink,
+  rename,
+  rmdir,
+  unlink,
+} from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { TOOL_PATH } from './tool-path.ts';
@@ -147,6 +157,16 @@ export class Host {
 
   /** Removes a directory only when it is empty (never recursively: #10's `..` removed a whole
    *  /usr/local/lib that way). */
+  /** The names in a directory; undefined when there is none there. */
+  async listDirectory(hostPath: string): Promise<string[] | undefined> {
+    try {
+      return await readdir(this.path(hostPath));
+    } catch (error) {
+      if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return undefined;
+      throw error;
+    }
+  }
+
   async removeEmptyDirectory(hostPath: string): Promise<'removed' | 'absent' | 'not empty'> {
     try {
       await changing(hostPath, () => rmdir(this.path(hostPath)));

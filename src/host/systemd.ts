@@ -58,10 +58,15 @@ export async function needsDaemonReload(host: Host, unit: string): Promise<boole
 
 /** Makes systemd forget a unit whose file is gone: reloaded, and its failed state reset, so no
  *  state of it is listed (DECL-04). Nothing to do when systemd lists no such unit. */
-export async function forgetUnit(host: Host, unit: string): Promise<void> {
-  if (!(await canStartUnits(host))) return;
+/** systemd lists the unit in some state (loaded, failed, not found but remembered). */
+export async function unitListed(host: Host, unit: string): Promise<boolean> {
+  if (!(await canStartUnits(host))) return false;
   const listed = await systemctl(host, ['list-units', '--all', '--plain', '--no-legend', unit]);
-  if (listed.stdout.trim() === '') return;
+  return listed.stdout.trim() !== '';
+}
+
+export async function forgetUnit(host: Host, unit: string): Promise<void> {
+  if (!(await unitListed(host, unit))) return;
   await systemctl(host, ['daemon-reload']);
   await systemctl(host, ['reset-failed', unit]);
 }

@@ -5,7 +5,8 @@
 // stays because Core has not confirmed the node gone (UNI-05), kept with the store, which it marks
 // as kept unconfirmed, so that the rerun after the store's deletion finishes. A dry run shows it.
 import { z } from 'zod';
-import { forgetUnit } from '../host/systemd.ts';
+import type { Host } from '../host/host.ts';
+import { forgetUnit, unitListed } from '../host/systemd.ts';
 import { JOURNAL_DIR } from '../layout.ts';
 import type { Driver } from '../resources/driver.ts';
 import { defineKind } from '../resources/kind.ts';
@@ -16,6 +17,11 @@ import type { RootContext } from './root-context.ts';
 export const INSTALLATION_RECORD_ACTUAL = z.strictObject({
   /** The record's file is on the host. */
   present: z.boolean(),
+  /** The store's record is marked kept unconfirmed already (a rerun while the store stays). */
+  marked: z.boolean(),
+  /** Left by a run killed after the record went: the records directory, empty, or the unit
+   *  still listed by systemd. */
+  leftOver: z.boolean(),
 });
 export type InstallationRecordActual = z.infer<typeof INSTALLATION_RECORD_ACTUAL>;
 
@@ -24,15 +30,21 @@ export const installationRecordDriver: Driver<
   InstallationRecordActual,
   RootContext
 > = {
-  probe: async (r, { host }) => ({ present: (await host.lstat(r.path)) !== undefined }),
+  async probe(r, { host, journal }) {
+    const present = (await host.lstat(r.path)) !== undefined;
+    const marked = journal.get(KEYS.store)?.props.kept_unconfirmed === true;
+    const leftOver =
+      !present && ((await isEmptyDirectory(host, JOURNAL_DIR)) || (await unitListed(host, r.unit)));
+    return { present, marked, leftOver };
+  },
   exists: (a) => a.present,
   diff(r, a) {
-    if (r.keep && a.present)
-      return {
-        kind: 'update',
-        detail: `keep the record ${r.path} with the store until Core confirms the node gone`,
-      };
+    const kept = `the record ${r.path} with the store until Core confirms the node gone`;
+    if (r.keep && a.present && a.marked) return { kind: 'keep', detail: kept };
+    if (r.keep && a.present) return { kind: 'update', detail: `keep ${kept}` };
     if (a.present) return { kind: 'remove', detail: `remove the record ${r.path}` };
+    if (a.leftOver)
+      return { kind: 'remove', detail: `forget ${r.unit} and remove ${JOURNAL_DIR} if empty` };
     return { kind: 'skip', detail: `no record ${r.path}` };
   },
   async apply(r, action, _actual, { host, journal }) {
@@ -47,7 +59,7 @@ export const installationRecordDriver: Driver<
     await forgetUnit(host, r.unit);
     await host.unlinkFile(r.path);
     await host.removeEmptyDirectory(JOURNAL_DIR);
-    return { outcome: 'removed', detail: r.path };
+    return { outcome: 'removed', detail: action.detail.replace(/^remove /, '') };
   },
   remove: () => Promise.resolve({ outcome: 'skipped', detail: 'the record is its own step' }),
 };
@@ -60,3 +72,7 @@ export const installationRecordKind = defineKind({
   actual: INSTALLATION_RECORD_ACTUAL,
   name: (r) => `the record ${r.path}`,
 });
+
+async function isEmptyDirectory(host: Host, path: string): Promise<boolean> {
+  return (await host.listDirectory(path))?.length === 0;
+}

@@ -14,6 +14,7 @@
 // restart before the program is swapped back, and a kept program recorded and present is the
 // roll back's source for any later run.
 import { z } from 'zod';
+import type { StepResult } from '../core/step.ts';
 import type { Journal, JournalResource } from '../../records/journal.ts';
 import { sha256FileIfExists } from '../host/files.ts';
 import { mustSystemctl, unitRun } from '../host/systemd.ts';
@@ -44,18 +45,18 @@ export const upgradeRollbackDriver: Driver<
     if (!keeps && !a.pending) return { kind: 'skip', detail: 'no upgrade to settle' };
     return { kind: 'update', detail: settleLine(r) };
   },
+  // After a failed step, what it does is its result and the failure stays the run's error
+  // (said once); a roll back stops with its own error, which names the failure.
   async apply(r, _action, _actual, ctx, failure) {
     const attempt = await pendingAttempt(ctx);
-    if (attempt === undefined) {
-      if (failure !== undefined) throw failure;
-      return { outcome: 'skipped', detail: 'no kept program left to settle' };
-    }
+    if (attempt === undefined) return { outcome: 'skipped', detail: 'no kept program to settle' };
     if (failure !== undefined) return undoAttempt(ctx, attempt, failure);
     try {
       await waitForReady(ctx, r);
     } catch (error) {
       if (ctx.signal?.aborted === true) throw error;
-      return undoAttempt(ctx, attempt, error);
+      await undoAttempt(ctx, attempt, error);
+      throw error;
     }
     await dropPreviousProgram(ctx);
     const version = r.version === undefined ? 'the new program' : `oac-node ${r.version}`;
@@ -117,14 +118,18 @@ export async function pendingAttempt(ctx: RootContext): Promise<Attempt | undefi
 }
 
 /** A run that failed after keeping the program: rolled back when the program was already
- *  replaced (its node half, unit or service failed with the new one, or it never became ready),
- *  else the kept one simply goes. An interruption is the operator's: the next run decides. */
-async function undoAttempt(ctx: InstallContext, attempt: Attempt, error: unknown): Promise<never> {
-  if (ctx.signal?.aborted === true || !(error instanceof Error)) throw error;
+ *  replaced (its node half, unit or service failed with the new one, or it never became ready;
+ *  the roll back throws its own error), else the kept one simply goes. */
+async function undoAttempt(
+  ctx: InstallContext,
+  attempt: Attempt,
+  error: unknown,
+): Promise<StepResult> {
+  if (!(error instanceof Error)) return { outcome: 'skipped', detail: 'the kept program stays' };
   const program = ctx.journal.get(KEYS.program);
   if (program?.props.sha256 === attempt.program.props.sha256) {
     await dropPreviousProgram(ctx);
-    throw error;
+    return { outcome: 'removed', detail: 'the kept program (the program was not replaced)' };
   }
   return rollBack(ctx, attempt, error);
 }
@@ -138,13 +143,21 @@ async function dropPreviousProgram(ctx: RootContext): Promise<void> {
 
 /** Puts the kept program back and restarts the service on it, then waits for Core. Throws the
  *  run's error: rolled back (with what failed), or the roll back's own failure. */
-async function rollBack(ctx: InstallContext, attempt: Attempt, failure: Error): Promise<never> {
+async function rollBack(
+  ctx: InstallContext,
+  attempt: Attempt,
+  failure: Error,
+): Promise<StepResult> {
   const { host, layout, journal } = ctx;
   const failed = versionOf(journal.get(KEYS.program)) ?? 'the new program';
   const previous = versionOf(attempt.program) ?? 'the previous program';
   // Only the program the record names goes back (a kept file changed since is not trusted).
   const keptSha = await sha256FileIfExists(host.path(layout.previousProgram));
-  if (keptSha === undefined || keptSha !== attempt.program.props.sha256) throw failure;
+  if (keptSha === undefined || keptSha !== attempt.program.props.sha256)
+    return {
+      outcome: 'skipped',
+      detail: 'the kept program changed since it was kept: not put back',
+    };
   await owesRestart(journal);
   await host.renameFile(layout.previousProgram, layout.program);
   await journal.record(KEYS.program, attempt.program);

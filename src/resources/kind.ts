@@ -27,8 +27,8 @@ export interface KindModule<K extends Kind> {
   /** Each half calls it with its own context (src/installation/kinds.ts, src/node/kind-registry.ts). */
   readonly driver: CoreDriver<ResourceOf<K>, unknown, never>;
   /** Issue #38: its shapes as zod schemas: the desired value (src/resources/resources.ts); what
-   *  its driver's probe finds (the actual state; test/host/actual-schemas.test.ts holds every
-   *  probe of real plans to it); and what the journal keeps of it (`recordedProps`), checked
+   *  its driver's probe finds (the actual state; every plan holds each probe's answer to it:
+   *  `checkActual`, test/unit/kinds.test.ts); and what the journal keeps of it (`recordedProps`), checked
    *  when a record is read back (a property of another type is not taken:
    *  src/installation/recorded.ts). */
   readonly schemas: {

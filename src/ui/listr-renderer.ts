@@ -94,6 +94,9 @@ export function listrView(phases: Phase[]): ListrView {
       entry.title = printable(text);
       if (entry.task !== undefined) entry.task.title = entry.title;
     };
+    // A step named as its phase (the wait for Core) starts it under the phase's own title, what
+    // a step before it in the phase said (an upgrade's settling step) notwithstanding.
+    if (event.type === 'step-start' && event.step === own) retitle(event.title);
     if (event.type === 'progress') say(clock.describe(event));
     if (event.type === 'waiting') say(describeWait(event));
     if (event.type === 'note') say(event.message);

@@ -296,6 +296,28 @@ test('PRE-06 a specification larger than the host: "This host has N CPUs and M M
   });
 });
 
+test("PRE-06 PRE-09 DECL-06 issue #38 a preflight finding is a diagnostic of the plan: a sandbox larger than the host and a plan refusal (someone else's oac-node on PATH) are named in one run, and the dry run shows every step beside them; nothing changed", async () => {
+  writeFileSync(join(root, 'usr/local/sbin/oac-node'), '#!/bin/sh\necho mine\n', { mode: 0o755 });
+  await withTooLargeSpecification(0o660, async () => {
+    const line = /^oac-node: 2 problems stop this run; nothing was changed$/m;
+    const run = async (more: string[] = []) =>
+      runExe([...install(core.core_url, CORE_ID), ...more], {
+        stdin: `${await issueToken(core)}\n`,
+      });
+    const r = await refused(line, () => run());
+    assert.match(r.stderr, /each sandbox needs 4096 CPUs/);
+    assert.match(r.stderr, /usr\/local\/sbin\/oac-node is there, and oac-node's installer did not/);
+    const dry = await refused(line, () => run(['--dry-run']));
+    for (const row of [
+      /^ {2}create +create system user oac-node /m,
+      /^ {2}refuse +\/usr\/local\/sbin\/oac-node is there/m,
+      /^ {2}create +write \/etc\/systemd\/system\/oac-node-/m,
+      /^ {2}create +enable oac-node-/m,
+    ])
+      assert.match(dry.stdout, row, dry.stdout);
+  });
+});
+
 /** Runs `body` while Core's sandbox needs 4096 CPUs and a private real dockerd answers through
  *  the scratch tree's /var/run/docker.sock, root:docker with `mode`; puts both back after. */
 async function withTooLargeSpecification(

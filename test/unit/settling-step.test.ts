@@ -136,9 +136,9 @@ const RECORD: InstallationRecordResource = {
   keep: false,
 };
 
-test('UNI-02 UNI-05 DECL-06 the end of an uninstall is its last step: the record removed, kept with a store Core has not confirmed, or nothing when there is none', () => {
-  const diff = (keep: boolean, present: boolean) =>
-    installationRecordDriver.diff({ ...RECORD, keep }, { present }, new Map());
+test('UNI-02 UNI-05 DECL-06 the end of an uninstall is its last step: the record removed, kept with a store Core has not confirmed (a change once), what a killed run left finished, or nothing', () => {
+  const diff = (keep: boolean, present: boolean, marked = false, leftOver = false) =>
+    installationRecordDriver.diff({ ...RECORD, keep }, { present, marked, leftOver }, new Map());
   assert.deepEqual(diff(false, true), {
     kind: 'remove',
     detail: 'remove the record /etc/oac-node/inst-1.json',
@@ -146,6 +146,13 @@ test('UNI-02 UNI-05 DECL-06 the end of an uninstall is its last step: the record
   const kept = diff(true, true);
   assert.equal(kept.kind, 'update', 'the store is marked kept unconfirmed: a write of the plan');
   assert.match(kept.detail, /with the store until Core confirms the node gone/);
+  assert.equal(diff(true, true, true).kind, 'keep', 'marked already: a rerun changes nothing');
   assert.equal(diff(false, false).kind, 'skip');
   assert.equal(diff(true, false).kind, 'skip');
+  const leftOver = diff(false, false, false, true);
+  assert.equal(leftOver.kind, 'remove', 'an empty records directory or a listed unit, finished');
+  assert.match(
+    leftOver.detail,
+    /forget oac-node-inst-1\.service and remove \/etc\/oac-node if empty/,
+  );
 });
