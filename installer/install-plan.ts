@@ -10,7 +10,7 @@ import type { Journal } from '../records/journal.ts';
 import { installationDesired, nodePart, rootView } from '../src/installation/desired.ts';
 import { prepareRequest } from '../src/installation/node-half.ts';
 import { recordedResources } from '../src/installation/recorded.ts';
-import { madePlan, planFor, type InstallationPlan } from '../src/installation/plan-for.ts';
+import { madePlan, planFor, type CommandPlan } from '../src/installation/plan-for.ts';
 import type { InstallContext as DriverInstallContext } from '../src/installation/root-context.ts';
 import { fingerprintOf, type MadePlan, type PlanOptions } from '../src/installation/saved-plan.ts';
 import type { Host } from '../src/host/host.ts';
@@ -31,7 +31,7 @@ export interface MadeInstallPlan extends MadePlan {
 export interface PlannedInstallation {
   /** The plan (src/installation/plan-for.ts): the removals of what the record lists but no
    *  longer wants, then every wanted resource, and every diagnostic. */
-  planned: InstallationPlan;
+  planned: CommandPlan;
   /** The drivers' context: the install's, with the node account's part root does not plan. */
   driverCtx: DriverInstallContext;
   made: MadeInstallPlan;

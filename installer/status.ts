@@ -170,8 +170,8 @@ async function refreshPlan(
     nodeStepPlan(ctx),
   ]);
   const step = node.planned?.steps[0];
-  const changes = root.changes;
-  const planned = step === undefined ? changes : { ...changes, steps: [...changes.steps, step] };
+  const wanted = root.wanted;
+  const planned = step === undefined ? wanted : { ...wanted, steps: [...wanted.steps, step] };
   return { planned, nodeHalf: node.nodeHalf };
 }
 
@@ -182,8 +182,8 @@ async function nodeStepPlan(
   if (typeof node === 'string') return { nodeHalf: unknownNodeHalf(node) };
   const withNode: InstallContext = { ...ctx, node };
   try {
-    const { changes } = await planFor('status', { wanted: [nodeStep()] }, withNode);
-    return { planned: changes, nodeHalf: nodeHalfOf(changes) };
+    const { wanted } = await planFor('status', { wanted: [nodeStep()] }, withNode);
+    return { planned: wanted, nodeHalf: nodeHalfOf(wanted) };
   } catch (error) {
     return { nodeHalf: unknownNodeHalf(error instanceof Error ? error.message : String(error)) };
   }

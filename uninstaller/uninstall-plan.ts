@@ -19,7 +19,7 @@ import {
   readProviderImage,
 } from '../src/installation/node-state.ts';
 import { recordedResources, unrecordedShape } from '../src/installation/recorded.ts';
-import { madePlan, planFor, type InstallationPlan } from '../src/installation/plan-for.ts';
+import { madePlan, planFor, type CommandPlan } from '../src/installation/plan-for.ts';
 import type { RootContext } from '../src/installation/root-context.ts';
 import { checkSavedPlan, digestOf, type MadePlan } from '../src/installation/saved-plan.ts';
 import { BOOTSTRAP_DIR, NODE_USER, STORE_DIR, type Layout } from '../src/layout.ts';
@@ -37,13 +37,13 @@ export interface UninstallationPlan {
   ctx: RootContext;
   /** The plan with nothing wanted (src/installation/plan-for.ts): the removals, in reverse
    *  order, with Core's refusal the first diagnostic when it refuses. */
-  planned: InstallationPlan;
+  plan: CommandPlan;
   /** What stays whatever happens, and why (each a line of the summary). */
   kept: string[];
   /** The microsandbox store stays: Core has not confirmed the node gone (UNI-05). */
   storeStays: boolean;
   /** --plan-out or `apply`: the plan as saved. */
-  plan: MadePlan | undefined;
+  saved: MadePlan | undefined;
 }
 
 export async function planUninstallation(
@@ -108,7 +108,7 @@ export async function planUninstallation(
   };
   const inputs = { removals: resources, wanted: [record], keep, diagnostics };
   const planned = await planFor('uninstall', inputs, ctx, { signal: req.signal });
-  let plan: MadePlan | undefined;
+  let saved: MadePlan | undefined;
   if (req.planOut === true || req.savedPlan !== undefined) {
     // DECL-05: the plan with nothing applied, and what it was made from.
     const made = removalPlan(planned, {
@@ -119,16 +119,16 @@ export async function planUninstallation(
       force: req.force,
     });
     if (req.savedPlan !== undefined) checkSavedPlan(req.savedPlan, made, journal.lastPlan);
-    plan = made;
+    saved = made;
   }
-  return { journal, ctx, planned, kept, storeStays, plan };
+  return { journal, ctx, plan: planned, kept, storeStays, saved };
 }
 
 /** The uninstall's plan as saved (DECL-05): its steps, and the digests of what it was made from:
  *  every record on the host (another installation's decides what stays), Core's answer, the
  *  store's fate, the kept lines and what each probe found. */
 function removalPlan(
-  planned: InstallationPlan,
+  planned: CommandPlan,
   inputs: {
     journals: JournalData[];
     asked: string;

@@ -48,22 +48,22 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
     const journals = await listJournals(host);
     const mine = journals.find((j) => j.installation_id === req.installationId);
     const planned = await planUninstallation(host, names, req, { journals, mine }, emit);
-    const { journal, ctx, kept, plan } = planned;
+    const { journal, ctx, kept, plan, saved } = planned;
     // Settled with Core (or forced): a rerun of an unfinished uninstall, or an install after
     // one, is no lost state.
     // Only for a plan that goes ahead: a refused one (Docker silent about our network) changes
     // nothing at all, the record included.
-    if (mine !== undefined && !req.dryRun && planned.planned.diagnostics.length === 0)
+    if (mine !== undefined && !req.dryRun && plan.diagnostics.length === 0)
       await journal.setRegisteredNode(null);
-    const report = await applyPlanned(planned.planned, ctx, {
+    const report = await applyPlanned(plan, ctx, {
       dryRun: req.dryRun,
       emit,
       signal: req.signal,
     });
     kept.push(...keptSteps(report));
     // A plan applied once is stale afterwards: its journal goes, or records the plan.
-    if (plan !== undefined && !req.dryRun && (await host.lstat(names.journal)) !== undefined)
-      await journal.setLastPlan(planDigest(plan.fingerprint));
+    if (saved !== undefined && !req.dryRun && (await host.lstat(names.journal)) !== undefined)
+      await journal.setLastPlan(planDigest(saved.fingerprint));
     const others = journals.flatMap((j) =>
       j.installation_id === names.id ? [] : [j.installation_id],
     );
@@ -72,7 +72,7 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
       kept,
       recorded: mine !== undefined,
       others,
-      ...(plan === undefined ? {} : { plan }),
+      ...(saved === undefined ? {} : { plan: saved }),
     };
   });
 }

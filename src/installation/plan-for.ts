@@ -38,12 +38,12 @@ export interface PlanInputs {
   diagnostics?: Refusal[];
 }
 
-export interface InstallationPlan {
+export interface CommandPlan {
   command: Command;
   /** Applied first, in this order. */
   removal: RemovalPlan;
-  /** Then these. */
-  changes: Plan;
+  /** Then these: the wanted resources' steps. */
+  wanted: Plan;
   /** Every diagnostic of the plan, in order: with any, nothing is written. */
   diagnostics: Refusal[];
 }
@@ -59,38 +59,38 @@ export async function planFor(
   inputs: PlanInputs,
   ctx: RootContext,
   options: PlanForOptions = {},
-): Promise<InstallationPlan> {
+): Promise<CommandPlan> {
   const { signal, emit } = options;
   const removal = await planRemoval(inputs.removals ?? [], ctx, { ...inputs.keep, signal });
-  const changes = await plan(inputs.wanted ?? [], ctx, {
+  const wanted = await plan(inputs.wanted ?? [], ctx, {
     signal,
     emit,
     refreshOnly: command === 'status',
   });
-  const diagnostics = [...(inputs.diagnostics ?? []), ...removal.refusals, ...changes.refusals];
-  return { command, removal, changes, diagnostics };
+  const diagnostics = [...(inputs.diagnostics ?? []), ...removal.refusals, ...wanted.refusals];
+  return { command, removal, wanted, diagnostics };
 }
 
 /** The plan as a saved plan keeps it (DECL-05): each step, and the digests of what it was made
  *  from: the caller's inputs and each probe. An install names its removals `stale:<key>`. */
-export function madePlan(planned: InstallationPlan, inputs: Record<string, string>): MadePlan {
+export function madePlan(planned: CommandPlan, inputs: Record<string, string>): MadePlan {
   const removalName = planned.command === 'install' ? (key: string) => `stale:${key}` : undefined;
   return {
-    steps: planStepsOf(planned.removal, planned.changes, removalName),
-    fingerprint: { ...inputs, ...probeDigests(planned.removal, planned.changes, removalName) },
+    steps: planStepsOf(planned.removal, planned.wanted, removalName),
+    fingerprint: { ...inputs, ...probeDigests(planned.removal, planned.wanted, removalName) },
   };
 }
 
 /** A plan shown (a dry run), refused with every diagnostic before its first write, or applied
  *  step by step in its order (status only renders its plan). */
 export function applyPlanned(
-  planned: InstallationPlan,
+  planned: CommandPlan,
   ctx: RootContext,
   options: ApplyOptions,
 ): Promise<RunReport> {
   const removals = new Set<PlannedStep | RemovalPlan['steps'][number]>(planned.removal.steps);
   const removing = removalApplier(ctx);
-  const recording = recordingApplier(planned.changes, ctx);
+  const recording = recordingApplier(planned.wanted, ctx);
   type Step = PlannedStep | RemovalPlan['steps'][number];
   const pick = (s: Step) => (removals.has(s) ? removing : recording) as Applier<Step>;
   const applier: Applier<Step> = {
@@ -99,12 +99,12 @@ export function applyPlanned(
     after: (s, result) => pick(s).after(s, result),
     refused: refusalError,
   };
-  const steps = [...planned.removal.steps, ...planned.changes.steps];
+  const steps = [...planned.removal.steps, ...planned.wanted.steps];
   return applySteps({ steps, refusals: planned.diagnostics }, applier, options);
 }
 
 /** Plans what is wanted and applies it (the root half's tests, which plan no removal). */
-export async function reconcile(
+export async function planAndApply(
   wanted: RootResource[],
   ctx: RootContext,
   options: ApplyOptions,

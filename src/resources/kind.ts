@@ -27,9 +27,9 @@ export interface KindModule<K extends Kind> {
   /** Each half calls it with its own context (src/installation/kinds.ts, src/node/kind-registry.ts). */
   readonly driver: CoreDriver<ResourceOf<K>, unknown, never>;
   /** Issue #38: its shapes as zod schemas: the desired value (src/resources/resources.ts); what
-   *  its driver's probe finds (the actual state; every plan holds each probe's answer to it:
-   *  `checkActual`, test/unit/kinds.test.ts); and what the journal keeps of it (`recordedProps`), checked
-   *  when a record is read back (a property of another type is not taken:
+   *  its driver's probe finds (every plan holds each probe's answer to it: `checkActual`,
+   *  test/unit/kinds.test.ts); and what the journal keeps of it (`recordedProps`), checked when
+   *  a record is read back (a property of another type is not taken:
    *  src/installation/recorded.ts). */
   readonly schemas: {
     desired: z.ZodType<ResourceOf<K>>;
@@ -119,8 +119,10 @@ export function textProp(props: Props, key: string): string | undefined {
  *  half's): an answer outside it is a bug of the driver, stopped before anything is decided. */
 export function checkActual(schemas: { actual: z.ZodType<unknown> }, key: string, actual: unknown) {
   const parsed = schemas.actual.safeParse(actual);
-  if (!parsed.success)
-    throw new Error(
-      `the probe of ${key} answered outside its kind's shape: ${parsed.error.message}`,
-    );
+  const issue = parsed.error?.issues[0];
+  if (issue === undefined) return;
+  const where = issue.path.length === 0 ? 'its answer' : issue.path.join('.');
+  throw new Error(
+    `the probe of ${key} answered outside its kind's shape: ${where}: ${issue.message}`,
+  );
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Journal } from '../../records/journal.ts';
 import { desired } from './desired.ts';
 import { sha256 } from '../../src/resources/sha256.ts';
-import { reconcile } from '../../src/installation/plan-for.ts';
+import { planAndApply } from '../../src/installation/plan-for.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { uninstall } from '../../uninstaller/uninstall.ts';
@@ -47,7 +47,7 @@ export async function installRootHalf(root: string, program: string): Promise<vo
   const journal = await Journal.open(host, ID, CORE);
   await journal.setInputs({ provider: 'docker', group: 'docker', checkpoint_root: null });
   const emit = () => undefined;
-  await reconcile(
+  await planAndApply(
     rootHalf(program),
     { host, layout: names, journal, emit },
     { dryRun: false, emit },

@@ -13,7 +13,7 @@ import { Journal } from '../../records/journal.ts';
 import { desired } from '../helpers/desired.ts';
 import { sha256 } from '../../src/resources/sha256.ts';
 import type { EngineEvent } from '../../src/core/events.ts';
-import { applyPlanned, planFor, reconcile } from '../../src/installation/plan-for.ts';
+import { applyPlanned, planAndApply, planFor } from '../../src/installation/plan-for.ts';
 import { recordedResources } from '../../src/installation/recorded.ts';
 import { OacError } from '../../src/errors.ts';
 import { addSystemUser } from '../../src/host/accounts.ts';
@@ -56,7 +56,7 @@ async function runRoot(proxyEnv: Record<string, string> = {}, dryRun = false) {
     await journal.setInputs({ provider: 'docker', group: 'docker', checkpoint_root: null });
   const events: EngineEvent[] = [];
   const emit = (e: EngineEvent) => events.push(e);
-  const report = await reconcile(
+  const report = await planAndApply(
     rootHalf(proxyEnv),
     { host, layout: names, journal, emit },
     { dryRun, emit },
@@ -190,7 +190,7 @@ test("UNI-02 UNI-03 two records on one host: uninstalling one keeps what the oth
   }).filter((r) => r.phase !== 'prepare');
   // A second record (install itself refuses a second installation, HOST-10; a record can still
   // be left on a host): it finds the account, group and home there, and adopts them.
-  await reconcile(
+  await planAndApply(
     otherHalf,
     { host, layout: other, journal: otherJournal, emit: noEvents },
     { dryRun: false, emit: noEvents },
@@ -518,7 +518,7 @@ test('HOST-01 SEC-02 DECL-01 a plan with two refusals lists both, in one error, 
   const journal = await Journal.open(host, ID, CORE);
   const emit = (e: EngineEvent) => events.push(e);
   await assert.rejects(
-    reconcile(rootHalf(), { host, layout: names, journal, emit }, { dryRun: true, emit }),
+    planAndApply(rootHalf(), { host, layout: names, journal, emit }, { dryRun: true, emit }),
     (e: unknown) => e instanceof OacError && e.code === 'plan_refused',
   );
   const failed = events.flatMap((e) => (e.type === 'step-failed' ? [[e.step, e.code]] : []));

@@ -30,7 +30,7 @@ import { after, afterEach, before, beforeEach, test } from 'node:test';
 import { Journal } from '../../records/journal.ts';
 import { desired } from '../helpers/desired.ts';
 import { sha256 } from '../../src/resources/sha256.ts';
-import { reconcile } from '../../src/installation/plan-for.ts';
+import { planAndApply } from '../../src/installation/plan-for.ts';
 import { Host } from '../../src/host/host.ts';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import { makeReleaseDir, startCore, type TestCore } from '../helpers/core.ts';
@@ -161,7 +161,7 @@ async function installedRootHalf(id: string, coreUrl: string): Promise<void> {
     const journal = await Journal.open(host, installation, coreUrl);
     await journal.setInputs({ provider: 'docker', group: 'docker', checkpoint_root: null });
     const emit = () => undefined;
-    await reconcile(resources, { host, layout: names, journal, emit }, { dryRun: false, emit });
+    await planAndApply(resources, { host, layout: names, journal, emit }, { dryRun: false, emit });
   } finally {
     rmSync(dirname(program), { recursive: true, force: true });
   }
