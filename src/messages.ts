@@ -123,6 +123,13 @@ export const MESSAGES = {
     message: 'Node installation and removal require root',
     hint: 'Run the command from Web as it is: it uses sudo, or run it in a root shell.',
   },
+  stdout_unwritable: {
+    message: 'Standard output cannot be written ({reason})',
+  },
+  status_not_root: {
+    message: "A node's status is read from its root-only record, and needs root",
+    hint: 'Run it with sudo: sudo oac-node status',
+  },
   token_in_environment: {
     message: 'The enrollment token must come on standard input, not from the environment',
     hint: "An environment variable set through sudo is recorded in sudo's log: run the command from Web as it is.",

@@ -11,6 +11,7 @@ import { withInstallerLock } from '../records/installer-lock.ts';
 import { planDigest, type MadePlan, type SavedPlan } from '../src/installation/saved-plan.ts';
 import type { Emit } from '../src/core/events.ts';
 import { applyPlanned } from '../src/installation/plan-for.ts';
+import { KEYS } from '../src/resources/keys.ts';
 import type { RunReport } from '../src/installation/reconcile.ts';
 import { Host } from '../src/host/host.ts';
 import { layout, type InstallationId } from '../src/layout.ts';
@@ -39,6 +40,11 @@ export interface UninstallResult {
    *  named none here). */
   others: string[];
   plan?: MadePlan;
+  /** Issue #39: the node Core was not asked about (--force), while the record named it: Core
+   *  may still list it, and this host can no longer connect as it. */
+  unaskedNode?: string;
+  /** The record stays for a rerun to finish (a store Core has not confirmed: UNI-05). */
+  incomplete: boolean;
 }
 
 export async function uninstall(req: UninstallRequest, emit: Emit): Promise<UninstallResult> {
@@ -67,12 +73,15 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
     const others = journals.flatMap((j) =>
       j.installation_id === names.id ? [] : [j.installation_id],
     );
+    const unasked = req.force ? (mine?.registered_node ?? undefined) : undefined;
     return {
       report,
       kept,
       recorded: mine !== undefined,
       others,
       ...(saved === undefined ? {} : { plan: saved }),
+      ...(unasked === undefined ? {} : { unaskedNode: unasked }),
+      incomplete: report.steps.some((s) => s.step === KEYS.record && s.result?.outcome === 'kept'),
     };
   });
 }

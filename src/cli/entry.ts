@@ -10,7 +10,21 @@ import { VERSION } from '../version.ts';
 declare const OAC_BUILT_HELP: string | undefined;
 const builtHelp = typeof OAC_BUILT_HELP === 'string' ? OAC_BUILT_HELP : undefined;
 
+/** Issue #39: standard output that cannot be written (a full disk, a file opened read-only) ends
+ *  the run in one line naming why, exit 1, not a stack (74, EX_IOERR, is the pasted line's own:
+ *  docs/automation.md); a reader that went away (EPIPE: `| head`) ends it quietly, with the
+ *  status it had. */
+function onUnwritableStdout(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  void import('../messages.ts').then(({ message }) => {
+    const reason = error.code ?? error.message;
+    process.stderr.write(`oac-node: ${message('stdout_unwritable', { reason })}\n`);
+    process.exit(1);
+  });
+}
+
 async function main(): Promise<void> {
+  process.stdout.on('error', onUnwritableStdout);
   if (weakeningVariables(process.env).length > 0) {
     const { restartWithoutWeakening } = await import('../host/clean-env.ts');
     process.exitCode = await restartWithoutWeakening();

@@ -78,7 +78,7 @@ export async function runUninstallWith(
  *  record (issue #25: it used to say the node was removed, and exit 0, while it kept running). */
 export function outcomeLines(
   id: string,
-  result: Pick<UninstallResult, 'recorded' | 'others' | 'report'>,
+  result: Pick<UninstallResult, 'recorded' | 'others' | 'report' | 'unaskedNode' | 'incomplete'>,
   dryRun: boolean,
 ): string[] {
   if (!result.recorded && !result.report.changed) {
@@ -91,6 +91,19 @@ export function outcomeLines(
     // A dry run still ends its plan with its usual line, which scripts look for.
     return dryRun ? ['Nothing would change.', ...said] : said;
   }
-  if (dryRun) return [result.report.changed ? 'Changes would be made.' : 'Nothing would change.'];
-  return [`The node of installation ${id} is removed from this host.`];
+  const outcome = dryRun
+    ? result.report.changed
+      ? 'Changes would be made.'
+      : 'Nothing would change.'
+    : result.incomplete
+      ? `The node of installation ${id} is not removed from this host completely: what is kept below stays, and a rerun of the uninstall finishes once it is gone.`
+      : `The node of installation ${id} is removed from this host.`;
+  // Issue #39: --force says what it did not do (Core was not asked), and what to do about it.
+  const node = result.unaskedNode;
+  if (node === undefined) return [outcome];
+  const asked = dryRun ? 'Core would not be asked (--force)' : 'Core was not asked (--force)';
+  return [
+    outcome,
+    `${asked}: if Web still lists node ${node}, remove it there (Nodes); this host can no longer connect as that node.`,
+  ];
 }

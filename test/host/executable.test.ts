@@ -345,3 +345,21 @@ test('SEC-12 issue #37 a test build refuses, in one line and before anything, a 
     closeSync(fd);
   }
 });
+
+test('OPS-02 issue #39 standard output that cannot be written (/dev/full) is one line naming why, exit 1, no stack; --help, --version and a command alike', () => {
+  for (const args of [['--help'], ['--version'], ['install', '--help']]) {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(requireExecutable(), args, {
+        stdio: ['ignore', full, 'pipe'],
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
+      const shown = `${args.join(' ')}: exit ${r.status}\n${r.stderr}`;
+      assert.equal(r.status, 1, shown);
+      assert.equal(r.stderr, 'oac-node: Standard output cannot be written (ENOSPC)\n', shown);
+    } finally {
+      closeSync(full);
+    }
+  }
+});

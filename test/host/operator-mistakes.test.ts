@@ -492,6 +492,15 @@ const MISTAKES: Mistake[] = [
     hint: null,
   },
   {
+    mistake: 'status without sudo (issue #39: status is neither installation nor removal)',
+    args: ['status'],
+    asNobody: true,
+    status: 1,
+    line: "oac-node: A node's status is read from its root-only record, and needs root",
+    hint: 'Run it with sudo: sudo oac-node status',
+    ids: 'OPS-02',
+  },
+  {
     mistake: 'install without root',
     args: install(),
     asNobody: true,

@@ -42,7 +42,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
   handler: async (argv) => {
     const named = argv['installation-id'];
     if (named !== undefined) parseInstallationId(named); // a usage error first, as root or not
-    if (process.getuid?.() !== 0) throw oacError('not_root');
+    if (process.getuid?.() !== 0) throw oacError('status_not_root');
     const host = new Host(argv.root ?? '/');
     const id = await namedOrRecordedId(named, host, STATUS_EXIT.notInstalled);
     const status = await nodeStatus(host, id);
