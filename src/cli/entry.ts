@@ -12,10 +12,11 @@ const builtHelp = typeof OAC_BUILT_HELP === 'string' ? OAC_BUILT_HELP : undefine
 
 /** Issue #39: standard output that cannot be written (a full disk, a file opened read-only) ends
  *  the run in one line naming why, exit 1, not a stack (74, EX_IOERR, is the pasted line's own:
- *  docs/automation.md); a reader that went away (EPIPE: `| head`) ends it quietly, with the
- *  status it had. */
+ *  docs/automation.md). A reader that went away (EPIPE: `| head`) is no failure of the run: it
+ *  goes on to its own end and status. A command that stops on its own (the node half stops at a
+ *  step boundary: src/cli/commands/prepare.ts) listens itself, and is left to it. */
 function onUnwritableStdout(error: NodeJS.ErrnoException): void {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  if (error.code === 'EPIPE' || process.stdout.listenerCount('error') > 1) return;
   void import('../messages.ts').then(({ message }) => {
     const reason = error.code ?? error.message;
     process.stderr.write(`oac-node: ${message('stdout_unwritable', { reason })}\n`);

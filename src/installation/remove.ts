@@ -77,7 +77,12 @@ export function planRemoval(
     return { ...step, recorded: recordedOf(r) };
   };
   // The node half's own resources are not recorded: its removable parts are resources of their own.
-  const recorded = [...resources].reverse().filter(isRecorded);
+  // Issue #39: what is neither recorded nor worth naming (the whole shape walked for an ID this
+  // host has no record of) is no step at all, rather than a row of "not made by this
+  // installation" each.
+  const named = (r: RootResource) =>
+    recordedOf(r) !== undefined || options.unrecordedReason?.(r) !== undefined;
+  const recorded = [...resources].reverse().filter(isRecorded).filter(named);
   return planSteps(
     recorded,
     ctx,

@@ -223,7 +223,17 @@ test('UNI-02 an ID this host has no record of (mistyped): nothing changes, and t
   const before = treeOf(root, BACKUPS);
   const typo = parseInstallationId('inst-9');
   for (const dryRun of [true, false]) {
-    const result = await uninstall({ root, installationId: typo, force: false, dryRun }, noEvents);
+    const events: EngineEvent[] = [];
+    const result = await uninstall({ root, installationId: typo, force: false, dryRun }, (e) =>
+      events.push(e),
+    );
+    // Issue #39: no row per resource "not made by this installation": only what is named (the
+    // account and home another record made, kept) and the record's own step.
+    const rows = events.flatMap((e) => (e.type === 'step-plan' ? [e.action.detail] : []));
+    assert.ok(
+      rows.every((detail) => !detail.includes('not made by this installation')),
+      rows.join('\n'),
+    );
     assert.deepEqual(
       treeDiff(before, treeOf(root, BACKUPS)),
       { added: [], removed: [], changed: [] },
