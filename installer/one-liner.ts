@@ -7,7 +7,7 @@ import { enrollmentToken } from '../src/net/core-schemas.ts';
 import { parseCorePin } from '../src/net/core-pin.ts';
 import * as z from 'zod';
 import { BOOTSTRAP_DIR, isInstallationId } from '../src/layout.ts';
-import { UsageError, isOacError } from '../src/errors.ts';
+import { LINE_EXIT, UsageError, isOacError } from '../src/errors.ts';
 import { isLoopbackHost, parseServiceUrl } from '../src/net/url-policy.ts';
 
 export interface InstallCommandInput {
@@ -85,14 +85,7 @@ export const SAFE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbi
 export const REQUIRED_TOOLS = ['curl', 'sha256sum', 'flock', 'gzip'] as const;
 
 /** The line's own exit statuses (sysexits.h); any other status is the installer's (or sudo's). */
-export const LINE_EXIT = {
-  checksumMismatch: 65, // EX_DATAERR
-  unsupportedHost: 69, // EX_UNAVAILABLE: not Linux x86-64, or a tool is missing
-  cannotWrite: 73, // EX_CANTCREAT: ~/.oac/node-bootstrap cannot be created, or unpacking failed
-  downloadFailed: 75, // EX_TEMPFAIL: three tries failed, or another command held the lock too long
-  consoleRefused: 76, // EX_PROTOCOL: the console answered a status that retrying cannot fix
-  bundleUnreadable: 66, // EX_NOINPUT: the bundle named by the command cannot be read
-} as const;
+export { LINE_EXIT };
 
 export const DOWNLOAD_TRIES = 3;
 /** TRUST-01: a pinned line's unverified download stops beyond this (curl exit 63: a retry). */

@@ -18,6 +18,7 @@ import { layout, type InstallationId, type Layout } from '../src/layout.ts';
 import { isRegistered, type StoredIdentity } from '../src/node/identity-store.ts';
 import { CoreClient } from '../src/net/core-client.ts';
 import { CoreError } from '../src/net/core-errors.ts';
+import { EXIT } from '../src/errors.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import type { ProxyEnv } from '../src/net/proxy-env.ts';
 import { proxyEnvForNode } from '../records/proxy-settings.ts';
@@ -69,11 +70,11 @@ export interface NodeStatus {
  *  install at all (4), look at the network or Docker (5), or look at Core's side (6). 1 stays
  *  "status itself failed" (a damaged record). */
 export const STATUS_EXIT = {
-  converged: 0,
-  drift: 2,
-  notInstalled: 4,
-  notChecked: 5,
-  notReady: 6,
+  converged: EXIT.ok,
+  drift: EXIT.changesPending,
+  notInstalled: EXIT.nothingInstalled,
+  notChecked: EXIT.notChecked,
+  notReady: EXIT.notReady,
 } as const;
 
 /** The first that holds: Core removed the node (its service then stops with 78, which is no

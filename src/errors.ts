@@ -17,8 +17,24 @@ export const EXIT = {
   /** `status` or `uninstall` without an ID on a host that records no installation (as
    *  status's STATUS_EXIT.notInstalled). */
   nothingInstalled: 4,
+  /** `status`: the host matches its record, but Core or the node half could not be checked. */
+  notChecked: 5,
+  /** `status`: Core removed the node, or does not have it connected and ready. */
+  notReady: 6,
   usage: 64,
   removed: 78,
+} as const;
+
+/** The pasted line's own statuses (sysexits.h), before the installer runs
+ *  (installer/one-liner.ts). Here so that the exit-status table (src/exit-statuses.ts) and the
+ *  line name them from one place. */
+export const LINE_EXIT = {
+  checksumMismatch: 65, // EX_DATAERR
+  unsupportedHost: 69, // EX_UNAVAILABLE: not Linux x86-64, or a tool is missing
+  cannotWrite: 73, // EX_CANTCREAT: ~/.oac/node-bootstrap cannot be created, or unpacking failed
+  downloadFailed: 75, // EX_TEMPFAIL: three tries failed, or another command held the lock too long
+  consoleRefused: 76, // EX_PROTOCOL: the console answered a status that retrying cannot fix
+  bundleUnreadable: 66, // EX_NOINPUT: the bundle named by the command cannot be read
 } as const;
 
 export interface OacErrorOptions {

@@ -11,6 +11,9 @@ import type { CommandModule } from 'yargs';
 import { COMMAND_SUMMARIES } from './summaries.ts';
 import { COMMAND_TABLE } from './command-table.ts';
 import { checkTestHooks } from '../host/journal-points.ts';
+import { exitHelp } from './exit-help.ts';
+import type { ExitSource } from '../exit-statuses.ts';
+import type { Argv } from 'yargs';
 
 export interface CliIo {
   stderr: (text: string) => void;
@@ -87,6 +90,17 @@ const GUIDES = [
   ].map(([task, page]) => `  ${(task ?? '').padEnd(34)}${page ?? ''}`),
 ].join('\n');
 
+/** The command as its module defines it, its --help ending with its exit statuses and the
+ *  guides (issue #39 item 3: one table, src/exit-statuses.ts). */
+function withExitHelp(module: CommandModule, name: string, summary: string | false): CommandModule {
+  const own = module.builder;
+  const builder = (yargs: Argv): Argv => {
+    const built = typeof own === 'function' ? (own(yargs) as Argv) : yargs.options(own ?? {});
+    return built.epilog(`${exitHelp(name as ExitSource)}\n\n${GUIDES}`);
+  };
+  return { ...module, describe: summary, builder };
+}
+
 function notLoaded(name: string): () => never {
   return () => {
     throw new Error(`the ${name} command ran without its code (please report it)`);
@@ -103,7 +117,7 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
     const summary = (COMMAND_SUMMARIES as Record<string, string | false>)[name] ?? false;
     parser =
       loaded !== undefined && name === named
-        ? parser.command({ ...(loaded as CommandModule), describe: summary })
+        ? parser.command(withExitHelp(loaded as CommandModule, name, summary))
         : parser.command({ command: name, describe: summary, handler: notLoaded(name) });
   }
   return (
