@@ -14,6 +14,14 @@ import { checkTestHooks } from '../host/journal-points.ts';
 import { exitHelp } from './exit-help.ts';
 import type { ExitSource } from '../exit-statuses.ts';
 import type { Argv } from 'yargs';
+import {
+  editDistance,
+  refuseOptionMistakes,
+  seeHelp,
+  usageLine,
+  type UsageContext,
+  type KnownOptions,
+} from './usage-line.ts';
 
 export interface CliIo {
   stderr: (text: string) => void;
@@ -35,6 +43,8 @@ const COMMANDS = new Set(COMMAND_TABLE.map((c) => c.name));
  */
 export function normaliseArgs(args: string[]): string[] {
   const first = args[0];
+  // `oac-node help install` as git and kubectl take it: that command's --help.
+  if (first === 'help') return args[1] === undefined ? ['--help'] : [args[1], '--help'];
   if (!args.includes('--uninstall')) return args;
   if (first !== undefined && COMMANDS.has(first) && first !== 'install') return args;
   const rest = first === 'install' ? args.slice(1) : args;
@@ -53,6 +63,11 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   try {
     checkTestHooks(); // a test build's hooks, refused before anything (none in a release)
     const normalised = normaliseArgs(args);
+    // Bare `oac-node`: what it can do, as --help says it, and the status of a bad command line.
+    if (normalised.length === 0) {
+      io.stderr(`${await (await buildParser(['--help'], undefined, undefined)).getHelp()}\n`);
+      return EXIT.usage;
+    }
     // The first word that names a command, as yargs would find it after global options
     // (`--no-color install …`).
     const named = normalised.find((a) => COMMANDS.has(a));
@@ -101,6 +116,24 @@ function withExitHelp(module: CommandModule, name: string, summary: string | fal
   return { ...module, describe: summary, builder };
 }
 
+/** What the command being parsed takes, from yargs' own table of its options. */
+function knownOptions(y: unknown): KnownOptions {
+  // The instance yargs hands a middleware (its types leave the argument out).
+  const o = (y as { getOptions: () => unknown }).getOptions() as {
+    key: Record<string, unknown>;
+    alias: Record<string, string[]>;
+    array: string[];
+    string: string[];
+    number: string[];
+  };
+  const names = new Set([...Object.keys(o.key), ...Object.values(o.alias).flat()]);
+  return {
+    names,
+    lists: new Set(o.array),
+    valued: new Set([...o.string, ...o.number]),
+  };
+}
+
 function notLoaded(name: string): () => never {
   return () => {
     throw new Error(`the ${name} command ran without its code (please report it)`);
@@ -109,6 +142,12 @@ function notLoaded(name: string): () => never {
 
 async function buildParser(args: string[], loaded: object | undefined, named: string | undefined) {
   const { default: yargs } = await import('yargs');
+  const usage = (loaded as { command?: unknown } | undefined)?.command;
+  const ctx: UsageContext = {
+    command: named,
+    usage: typeof usage === 'string' ? usage : undefined,
+    args,
+  };
   let parser = yargs(args);
   for (const { name } of COMMAND_TABLE) {
     // The requested command in full; the others as a name and a line, for --help. A listed
@@ -148,9 +187,13 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       // yargs' own words in English whatever LANG the line passed on: usageLine reads them.
       .locale('en')
       .exitProcess(false)
+      .middleware(
+        ((_argv: unknown, y: unknown) => refuseOptionMistakes(ctx, knownOptions(y))) as never,
+        true,
+      )
       .fail((msg: string | null, err: Error | undefined) => {
         if (err !== undefined) throw err;
-        throw new UsageError(usageLine(msg ?? 'invalid arguments'));
+        throw new UsageError(usageLine(msg ?? 'invalid arguments', ctx));
       })
       // Where each task is explained (the repository's docs/, shipped beside every release).
       .epilog(GUIDES)
@@ -160,18 +203,6 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       .alias('V', 'version')
       .wrap(100)
   );
-}
-
-/** yargs' complaint as one line: a missing required option as our own commands say it
- *  (`--core-url is required`), anything else with where to read more. */
-export function usageLine(msg: string): string {
-  const missing = /^Missing required arguments?: ([a-z, -]+)$/.exec(msg)?.[1];
-  if (missing === undefined) return `${msg} (see '${PROGRAM} --help')`;
-  const flags = missing.split(', ').map((name) => `--${name}`);
-  const last = flags.pop() ?? '';
-  return flags.length === 0
-    ? `${last} is required`
-    : `${flags.join(', ')} and ${last} are required`;
 }
 
 /** A first word that names no command (`oac-node instal …`) is said as such, with the command
@@ -194,19 +225,5 @@ function refuseUnknownCommand(args: string[]): void {
       : closest !== undefined && closest.distance <= 2
         ? `; did you mean ${closest.name}?`
         : '';
-  throw new UsageError(`Unknown command: ${word}${suggestion} (see '${PROGRAM} --help')`);
-}
-
-/** Levenshtein distance of two short words. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
+  throw new UsageError(`Unknown command: ${word}${suggestion} ${seeHelp()}`);
 }

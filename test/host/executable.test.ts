@@ -224,11 +224,22 @@ test('issue #2 FLEET-02 bad arguments get one line naming what to fix and exit 6
   const r = runBare(['install', ...required, '--no-such-flag']);
   assert.equal(r.status, 64);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-  assert.match(r.stderr, /Unknown argument/);
+  assert.match(r.stderr, /Unknown option --no-such-flag/);
   // OPS-05: required options left out, each named, in one line.
   const missing = runBare(['install']);
   assert.equal(missing.status, 64);
   assert.equal(missing.stderr, 'oac-node: --core-url and --installation-id are required\n');
+});
+
+test("OPS-05 issue #39 `help COMMAND` is that command's --help; bare oac-node shows the usage on stderr and exits 64", () => {
+  const help = runBare(['help', 'install']);
+  assert.equal(help.status, 0, help.stderr);
+  assert.equal(help.stdout, runBare(['install', '--help']).stdout);
+  assert.equal(runBare(['help']).stdout, runBare(['--help']).stdout);
+  const bare = runBare([]);
+  assert.equal(bare.status, 64, 'a command line that names no command is a usage error');
+  assert.equal(bare.stdout, '', 'nothing on stdout: a script reading it gets no help text');
+  assert.equal(bare.stderr, runBare(['--help']).stdout, 'the usage, as --help prints it');
 });
 
 test('issue #2 the executable needs no Node.js: it runs in a chroot holding only itself and its libraries', () => {
