@@ -2,8 +2,9 @@
 // run by Debian's ansible-playbook against three throwaway hosts at once, over ssh to each
 // host's own address (sshd inside, a key made for the test). Each host has its own reference
 // Core on its loopback, as each would be given its own token by one Core. The first run changes
-// all three, a rerun and check mode change nothing, absent returns each host to its snapshot,
-// and a host with a bad token fails alone. No token is ever in a process's arguments or
+// all three (and, with --diff, shows each host its installer's changed steps as Ansible's own
+// diff: issue #39), a rerun and check mode change nothing, absent returns each host to its
+// snapshot, and a host with a bad token fails alone. No token is ever in a process's arguments or
 // environment, in a file of any host, or in Ansible's output or log.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -123,13 +124,19 @@ async function play(args: string[] = [], file?: string): Promise<PlaybookRun> {
   return run;
 }
 
-/** The hosts a task ran on (not skipped): its section of the output. */
-function ranOn(output: string, task: string): string[] {
+/** A task's section of the output: from its header to the next. */
+function section(output: string, task: string): string {
   const start = output.indexOf(`TASK [oac_node : ${task}]`);
   assert.ok(start >= 0, `the task ${task} is in the output`);
   const end = output.indexOf('TASK [', start + 1);
-  const section = output.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/^(?:ok|changed): \[(\w+)\]/gm)].map((m) => m[1] as string).sort();
+  return output.slice(start, end < 0 ? undefined : end);
+}
+
+/** The hosts a task ran on (not skipped). */
+function ranOn(output: string, task: string): string[] {
+  return [...section(output, task).matchAll(/^(?:ok|changed): \[(\w+)\]/gm)]
+    .map((m) => m[1] as string)
+    .sort();
 }
 
 /** Where check mode leaves each host's plan (oac_node_plan_out). */
@@ -171,12 +178,22 @@ after(async () => {
   await ansible?.remove();
 });
 
-test('FLEET-01 the first run installs a ready node on all three hosts at once', async () => {
+test('FLEET-01 the first run installs a ready node on all three hosts at once, and --diff shows each host what changed', async () => {
   await enroll();
-  const run = await play();
+  const run = await play(['--diff']);
   assert.equal(run.status, 0, run.output);
   for (const [name, changed] of Object.entries(changedPerHost(run)))
     assert.ok(changed > 0, `${name} changed: ${run.output}`);
+  // Issue #39: --diff is Ansible's own diff (the role's action oac_node_diff), one per host, of
+  // the real installer's changed steps, one `+` line each, in its words (created, updated ...).
+  assert.deepEqual(ranOn(run.output, "Node's changes (--diff)"), ['m1', 'm2', 'm3']);
+  const diffs = section(run.output, "Node's changes (--diff)");
+  assert.equal(
+    diffs.match(/^--- before\n\+\+\+ after\n@@ -0,0 \+1(,\d+)? @@$/gm)?.length,
+    3,
+    diffs,
+  );
+  assert.match(diffs, /^\+(created|updated|replaced|adopted|removed) \S/m, diffs);
   for (const m of members)
     assert.deepEqual(
       (await readyNodes(m.core)).map((n) => n.ready),
