@@ -27,6 +27,7 @@ import {
 } from '../src/installation/saved-plan.ts';
 import { waitUntilReady } from './wait-ready.ts';
 import { refuseDowngrade } from './downgrade.ts';
+import { noteLastRun, runStart } from './last-run.ts';
 
 export interface InstallRequest extends InstallOptions {
   root: string;
@@ -38,6 +39,9 @@ export interface InstallRequest extends InstallOptions {
   planOut?: boolean;
   /** DECL-05: `apply`: the plan must be this one, from the same inputs, or nothing changes. */
   savedPlan?: SavedInstallPlan;
+  /** Issue #39: set when the run noted itself in the record (installer/last-run.ts): its
+   *  events are then kept too. */
+  lastRun?: { noted: boolean };
 }
 
 export interface InstallResult {
@@ -99,16 +103,24 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
       return stageForRollout(ctx, req, ctx.staging.generation);
     }
     const run: RunState = { writing: false };
+    const start = runStart(journal);
     // UPG-02: an upgrade (this run's, or one a killed run left) is settled by the plan's last
     // step, also after a failed step: src/installation/upgrade-rollback.ts.
-    const report = await reconcileInstallation(ctx, req, run, findings).finally(async () => {
-      // Also after a failure or an interruption later in the run: once Core accepted the node,
-      // the record must say so (a later loss of its state is then recognised). A refused plan
-      // wrote nothing, and writes nothing now either (not even the digest cache).
-      if (!run.writing) return;
-      await recordRegisteredNode(ctx);
-      await journal.saveDigests();
-    });
+    const report = await reconcileInstallation(ctx, req, run, findings)
+      .catch(async (error: unknown) => {
+        if (run.writing && !req.dryRun)
+          noted(req, await noteLastRun(journal, start, { changed: true, error }));
+        throw error;
+      })
+      .finally(async () => {
+        // Also after a failure or an interruption later in the run: once Core accepted the
+        // node, the record must say so (a later loss of its state is then recognised). A
+        // refused plan wrote nothing, and writes nothing now either (not even the digest cache).
+        if (!run.writing) return;
+        await recordRegisteredNode(ctx);
+        await journal.saveDigests();
+      });
+    if (!req.dryRun) noted(req, await noteLastRun(journal, start, { changed: report.changed }));
     const provider = ctx.configuration?.provider;
     if (req.dryRun)
       return { report, provider, ...(run.plan === undefined ? {} : { plan: run.plan }) };
@@ -117,6 +129,10 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
     const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal);
     return { report, nodeId, provider };
   });
+}
+
+function noted(req: InstallRequest, wrote: boolean): void {
+  if (req.lastRun !== undefined) req.lastRun.noted ||= wrote;
 }
 
 /** The last phase's start: the wait for Core's "connected and ready". */

@@ -3,7 +3,7 @@
 // resource is probed and diffed by its own driver, the same plan install makes; a step that is
 // not empty is drift, named with what differs and what to do (docs/design.md "Records": the host
 // wins, the difference is reported). Read-only.
-import { readJournal } from '../records/journal.ts';
+import { readJournal, type LastRun } from '../records/journal.ts';
 import type { InstallContext, RootContext } from '../src/installation/root-context.ts';
 import { planFor } from '../src/installation/plan-for.ts';
 import type { ServiceActual } from '../src/resources/drivers/service.ts';
@@ -21,7 +21,8 @@ import { CoreError } from '../src/net/core-errors.ts';
 import { EXIT } from '../src/errors.ts';
 import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import type { ProxyEnv } from '../src/net/proxy-env.ts';
-import { proxyEnvForNode } from '../records/proxy-settings.ts';
+import { proxyEnvForNode, savedProxyEnv } from '../records/proxy-settings.ts';
+import { nextSteps } from './status-next.ts';
 import {
   nodeHalfOf,
   unknownNodeHalf,
@@ -63,6 +64,15 @@ export interface NodeStatus {
   core: CoreStatus;
   /** One line per difference that needs the operator (empty: all is well). */
   problems: string[];
+  /** What to do about them, each with its exact command (installer/status-next.ts). */
+  next: string[];
+  /** Issue #39: the installed program's version (as its record says), the generation and
+   *  release the node serves (when Core could be asked), the last run that changed the host,
+   *  and where that run's events are kept. */
+  program: { version: string | null };
+  serving: { generation: number; release: string | null } | null;
+  last_run: LastRun | null;
+  last_run_log: string | null;
 }
 
 /** `status`'s exit statuses (issue #25; docs/automation.md), so a script tells apart what it
@@ -100,7 +110,7 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   // own), and Core asked meanwhile (issue #13: status waited for each answer in turn).
   // The node half's plan is a step of it (issue #38), planned as install plans it, with the
   // installed node's inputs.
-  const [{ planned, nodeHalf }, core] = await Promise.all([
+  const [{ planned, nodeHalf, serving }, core] = await Promise.all([
     refreshPlan(ctx, recordedResources(names, recorded)),
     coreStatusOf(host, names, recorded.core_url),
   ]);
@@ -130,15 +140,26 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   // readable): that is a problem of its own, not "no drift".
   else if (nodeHalf.state === 'unknown')
     problems.push(`Node half: not checked (${nodeHalf.detail ?? 'no reason given'})`);
-  return {
-    installation_id: id,
-    core_url: recorded.core_url,
-    core_pin: core.core_pin ?? null,
+  const judged = {
     resources,
     node_half: { state: nodeHalf.state, ...(nodeHalf.detail ? { detail: nodeHalf.detail } : {}) },
     service,
     core,
+  };
+  const proxyNames = Object.keys(await savedProxyEnv(host, names).catch(() => ({})));
+  const version = recorded.resources[KEYS.program]?.props.version;
+  const log = await host.lstat(names.lastRunLog);
+  return {
+    installation_id: id,
+    core_url: recorded.core_url,
+    core_pin: core.core_pin ?? null,
+    ...judged,
     problems,
+    next: nextSteps(judged, { recorded, proxyNames }),
+    program: { version: typeof version === 'string' ? version : null },
+    serving,
+    last_run: recorded.last_run ?? null,
+    last_run_log: log?.isFile() === true ? names.lastRunLog : null,
   };
 }
 
@@ -165,7 +186,7 @@ function merged(root: ResourceStatus[], node: ResourceStatus[]): ResourceStatus[
 async function refreshPlan(
   ctx: RootContext,
   recorded: RootResource[],
-): Promise<{ planned: Plan; nodeHalf: NodeHalfStatus }> {
+): Promise<{ planned: Plan; nodeHalf: NodeHalfStatus; serving: NodeStatus['serving'] }> {
   const [root, node] = await Promise.all([
     planFor('status', { wanted: recorded }, ctx),
     nodeStepPlan(ctx),
@@ -173,20 +194,26 @@ async function refreshPlan(
   const step = node.planned?.steps[0];
   const wanted = root.wanted;
   const planned = step === undefined ? wanted : { ...wanted, steps: [...wanted.steps, step] };
-  return { planned, nodeHalf: node.nodeHalf };
+  return { planned, nodeHalf: node.nodeHalf, serving: node.serving ?? null };
 }
 
 async function nodeStepPlan(
   ctx: RootContext,
-): Promise<{ planned?: Plan; nodeHalf: NodeHalfStatus }> {
+): Promise<{ planned?: Plan; nodeHalf: NodeHalfStatus; serving?: NodeStatus['serving'] }> {
   const node = await installedNodeInputs(ctx.host, ctx.layout, ctx.journal);
   if (typeof node === 'string') return { nodeHalf: unknownNodeHalf(node) };
   const withNode: InstallContext = { ...ctx, node };
+  const release = node.configuration.specification.release;
+  const serving = {
+    generation: node.configuration.generation,
+    release: typeof release === 'string' ? release : null,
+  };
   try {
     const { wanted } = await planFor('status', { wanted: [nodeStep()] }, withNode);
-    return { planned: wanted, nodeHalf: nodeHalfOf(wanted) };
+    return { planned: wanted, nodeHalf: nodeHalfOf(wanted), serving };
   } catch (error) {
-    return { nodeHalf: unknownNodeHalf(error instanceof Error ? error.message : String(error)) };
+    const why = error instanceof Error ? error.message : String(error);
+    return { nodeHalf: unknownNodeHalf(why), serving };
   }
 }
 

@@ -39,8 +39,21 @@ const inputs = z.object({
 });
 export type JournalInputs = z.infer<typeof inputs>;
 
+export const lastRunSchema = z.object({
+  at: z.string(),
+  run: z.enum(['install', 'rerun', 'upgrade', 'roll back']),
+  /** The program's version after the run (what the service runs). */
+  version: z.string().nullable(),
+  /** Before an upgrade or a roll back: the version it replaced. */
+  from: z.string().nullable(),
+  outcome: z.enum(['done', 'failed']),
+});
+export type LastRun = z.infer<typeof lastRunSchema>;
+
 /** The record format this installer reads and writes (format 1 is migrated when read). */
 const FORMAT = 2;
+/** For `oac-node version` (src/cli/commands/version.ts). */
+export const JOURNAL_FORMAT = FORMAT;
 /** A record of a format this installer does not know yet: a newer installer wrote it. */
 const newerFormat = z.object({ format: z.number().int().gt(FORMAT) });
 
@@ -64,6 +77,9 @@ const journalSchema = z.object({
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .optional(),
+  /** Issue #39: the last run that changed the host, for status (added within format 2: an
+   *  older installer of this format reads past it). */
+  last_run: lastRunSchema.optional(),
 });
 export type JournalData = z.infer<typeof journalSchema>;
 
@@ -183,6 +199,13 @@ export class Journal {
     if (this.data.registered_node === nodeId) return;
     this.data.registered_node = nodeId;
     await this.save('registered-node');
+  }
+
+  /** Issue #39: notes the run that changed the host (a run that changed nothing writes
+   *  nothing: RERUN-01). */
+  async setLastRun(run: LastRun): Promise<void> {
+    this.data.last_run = run;
+    await this.save('last-run');
   }
 
   get lastPlan(): string | null {

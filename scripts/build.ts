@@ -94,6 +94,17 @@ function stamped(help: string): string {
   return help.replace(from, `oac-node ${version}:`);
 }
 
+/** The commit the sources are at, for `oac-node version` (null outside a git checkout, and
+ *  marked when the tree has changes the commit does not hold). */
+function sourceCommit(): string | null {
+  const git = (args: string[]) =>
+    spawnSync('git', args, { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const head = git(['rev-parse', '--short=12', 'HEAD']);
+  if (head.status !== 0) return null;
+  const dirty = git(['status', '--porcelain', '--untracked-files=no']).stdout.trim() !== '';
+  return `${head.stdout.trim()}${dirty ? '+changes' : ''}`;
+}
+
 async function bundleCli(outfile: string): Promise<void> {
   await build({
     entryPoints: [join(root, 'src/cli/entry.ts')],
@@ -111,6 +122,7 @@ async function bundleCli(outfile: string): Promise<void> {
       'import.meta.url': 'importMetaUrl',
       OAC_BUILT_HELP: JSON.stringify(stamped(topLevelHelp())),
       OAC_BUILT_VERSION: JSON.stringify(version),
+      OAC_BUILT_COMMIT: JSON.stringify(sourceCommit()),
       OAC_BUILT_FAULT: fault === undefined ? 'undefined' : JSON.stringify(fault),
       OAC_BUILT_TEST_HOOKS: JSON.stringify(testHooks),
     },

@@ -1,5 +1,8 @@
-// Writes docs/schema/: the JSON Schema of each --json event type and of the status document,
-// generated from the zod schemas of the contract (src/cli/json-schemas.ts, issue #25 item 3).
+// Writes docs/schema/: the JSON Schema of each --json event type and of each document (status,
+// bundle, command), generated from the zod schemas of the contract (src/cli/json-schemas.ts,
+// issue #25 item 3). Each names itself (a URN $id, a title, a description) and leaves its
+// objects open, so a field added within a format passes it (issue #39 item 10); the tests hold
+// the code to the strict variant besides (test/helpers/json-contract.ts).
 //   npm run docs:schema            write the files
 //   npx tsx scripts/json-schema.ts --check   exit 1 when a file differs from what it would write
 // test/unit/json-schema.test.ts fails when the files are not what the code generates.

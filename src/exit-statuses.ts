@@ -17,6 +17,7 @@ export type ExitSource =
   | 'apply'
   | 'show-plan'
   | 'completion'
+  | 'version'
   | 'the pasted line';
 
 export interface ExitRow {
@@ -37,6 +38,7 @@ const COMMANDS: readonly ExitSource[] = [
   'apply',
   'show-plan',
   'completion',
+  'version',
 ];
 
 const DRY_RUNS: readonly ExitSource[] = ['install', 'uninstall', 'apply', 'show-plan'];

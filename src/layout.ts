@@ -42,6 +42,8 @@ export const GLIBC_LOADER = '/lib64/ld-linux-x86-64.so.2';
 
 /** Records (HOST-05): root-only, one journal and one proxy env file per installation. */
 export const JOURNAL_DIR = '/etc/oac-node';
+/** Issue #39: the last run's events of each installation, root's alone (installer/last-run.ts). */
+export const RUN_LOG_DIR = '/var/log/oac-node';
 /** One installer or uninstaller at a time per host (SEC-05). */
 // SEC-06: in a directory only root can write (never world-writable /run/lock, where any user
 // could plant, age or block the lock), kept until reboot.
@@ -118,6 +120,8 @@ export interface Layout {
   runtimeUnitPath: string;
   envFile: string;
   journal: string;
+  /** The last install run's --json events, kept for status and a ticket (installer/last-run.ts). */
+  lastRunLog: string;
   programDir: string;
   program: string;
   /** UPG-02: the program an upgrade replaced, kept (a hard link) until the new one is ready. */
@@ -142,6 +146,7 @@ export function layout(id: InstallationId): Layout {
     runtimeUnitPath: `/run/systemd/system/${unitName}`,
     envFile: `${JOURNAL_DIR}/${id}.env`,
     journal: `${JOURNAL_DIR}/${id}.json`,
+    lastRunLog: `${RUN_LOG_DIR}/${id}.last-run.jsonl`,
     programDir: `${PROGRAM_ROOT}/${id}`,
     program: `${PROGRAM_ROOT}/${id}/oac-node`,
     previousProgram: `${PROGRAM_ROOT}/${id}/oac-node.previous`,

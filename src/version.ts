@@ -9,6 +9,20 @@ declare const OAC_BUILT_VERSION: string | undefined;
 export const VERSION: string = typeof OAC_BUILT_VERSION === 'string' ? OAC_BUILT_VERSION : '0.1.0';
 export const PROGRAM = 'oac-node';
 
+declare const OAC_BUILT_COMMIT: string | null | undefined;
+declare const OAC_BUILT_TEST_HOOKS: boolean | undefined;
+declare const OAC_BUILT_FAULT: string | undefined;
+
+/** What made this program (`oac-node version`): the built executable or the sources under tsx,
+ *  the commit it was built from, and whether it is a test build. */
+export function buildOf(): { kind: 'release' | 'test' | 'sources'; commit: string | null } {
+  if (typeof OAC_BUILT_COMMIT === 'undefined') return { kind: 'sources', commit: null };
+  const test =
+    (typeof OAC_BUILT_TEST_HOOKS === 'boolean' && OAC_BUILT_TEST_HOOKS) ||
+    typeof OAC_BUILT_FAULT === 'string';
+  return { kind: test ? 'test' : 'release', commit: OAC_BUILT_COMMIT };
+}
+
 const VERSION_FORM = /^(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?:-([0-9A-Za-z.-]{1,40}))?$/;
 
 /** Whether `value` is a version this program writes (major.minor.patch, an optional

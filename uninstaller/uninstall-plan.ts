@@ -11,6 +11,7 @@ import type { Emit } from '../src/core/events.ts';
 import type { Refusal } from '../src/core/step.ts';
 import { EXIT, isOacError } from '../src/errors.ts';
 import type { Host } from '../src/host/host.ts';
+import { readPasswd } from '../src/host/accounts.ts';
 import { KEYS } from '../src/installation/desired.ts';
 import { isOnHost, nameOf } from '../src/installation/kinds.ts';
 import {
@@ -227,8 +228,21 @@ async function keptAlways(host: Host, names: Layout, journal: Journal): Promise<
     lines.push(
       `the shared checkpoint store ${shared} (it was mounted for the node, not made by it)`,
     );
-  lines.push(
-    `the downloaded installers in ~/${BOOTSTRAP_DIR}: remove them with rm -rf ~/${BOOTSTRAP_DIR}`,
-  );
+  for (const dir of await bootstrapDirs(host))
+    lines.push(`the downloaded installers in ${dir}: remove them with sudo rm -rf ${dir}`);
   return lines;
+}
+
+/** Issue #39: the pasted line's kept installers, where they are: in root's home and in the home
+ *  of the account that ran sudo (the line keeps them in the home of whoever pasted it). Only
+ *  what is there is named; a home elsewhere is not searched. */
+async function bootstrapDirs(host: Host): Promise<string[]> {
+  const users = new Set(['root', process.env.SUDO_USER ?? 'root']);
+  const homes = (await readPasswd(host).catch(() => []))
+    .filter((u) => users.has(u.name) && u.home.startsWith('/'))
+    .map((u) => `${u.home === '/' ? '' : u.home}/${BOOTSTRAP_DIR}`);
+  const found: string[] = [];
+  for (const dir of new Set(homes))
+    if ((await host.lstat(dir))?.isDirectory() === true) found.push(dir);
+  return found;
 }

@@ -1,9 +1,25 @@
-// What `oac-node bundle` prints once the bundle is made (src/cli/commands/bundle.ts).
-import type { makeBundle } from '../bundle/make-bundle.ts';
+// What `oac-node bundle` prints once the bundle is made (src/cli/commands/bundle.ts): lines for a
+// person, or with --json one document (docs/schema/bundle.json, issue #39 item 10) for a script
+// that checks the copy with the bundle's SHA-256 and hands the manifest's to `oac-node command`.
+import { BUNDLE_INSTALLER, BUNDLE_MANIFEST, readBundle } from '../bundle/bundle.ts';
+import type { MadeBundle } from '../bundle/make-bundle.ts';
+import { openBundleFile, sha256OfEntry } from '../host/bundle-file.ts';
 import { printable } from '../ui/printable.ts';
+import { JSON_FORMAT, documentLine } from './json-contract.ts';
+import type { BundleDocument } from './json-schemas.ts';
+
+/** Each download's line, on stderr (with --json too: stdout is the document alone). */
+export function madeLog(line: string): void {
+  process.stderr.write(`${printable(line)}\n`);
+}
+
+/** What `bundle` prints on stdout: the lines, or with --json the document. */
+export async function madeOutput(made: MadeBundle, json: boolean): Promise<string> {
+  return json ? documentLine(await madeDocument(made)) : madeLines(made);
+}
 
 /** What the operator does next with the bundle made (docs/offline.md). */
-export function madeLines(made: Awaited<ReturnType<typeof makeBundle>>): string {
+export function madeLines(made: MadeBundle): string {
   const lines = [
     `Bundle ${made.path}: release ${made.release}, ${made.files} files, ${made.bytes} bytes`,
     `SHA-256: ${made.sha256}`,
@@ -13,4 +29,39 @@ export function madeLines(made: Awaited<ReturnType<typeof makeBundle>>): string 
     'prints (docs/offline.md).',
   ];
   return `${lines.map(printable).join('\n')}\n`;
+}
+
+/** `bundle --json`: the bundle as written, each entry read back from the file by the reader an
+ *  install uses. An entry's SHA-256 is the manifest's (each was checked against it as it went
+ *  in: writeBundle), the manifest's own its bytes'; an entry the manifest does not name (none
+ *  that makeBundle writes) is hashed from the file. */
+export async function madeDocument(made: MadeBundle): Promise<BundleDocument> {
+  const file = await openBundleFile(made.path);
+  try {
+    const bundle = await readBundle(file.fd, file.size, made.path);
+    const named = new Map<string, string>([
+      [BUNDLE_MANIFEST, bundle.manifestSha256],
+      ...bundle.manifest.files.map(
+        (f) => [f.kind === 'node-program' ? BUNDLE_INSTALLER : f.name, f.sha256] as const,
+      ),
+    ]);
+    const files: BundleDocument['files'] = [];
+    for (const entry of bundle.entries.values())
+      files.push({
+        name: entry.name,
+        size: entry.size,
+        sha256: named.get(entry.name) ?? (await sha256OfEntry(file.fd, entry)),
+      });
+    return {
+      format: JSON_FORMAT,
+      path: made.path,
+      release: made.release,
+      size: made.bytes,
+      sha256: made.sha256,
+      manifest_sha256: made.manifestSha256,
+      files,
+    };
+  } finally {
+    await file.close();
+  }
 }

@@ -22,6 +22,7 @@ export const COMMAND_TABLE: ReadonlyArray<{ name: string; load: Loader }> = [
     name: 'show-plan',
     load: () => import('./commands/show-plan.ts').then((m) => m.showPlanCommand),
   },
+  { name: 'version', load: () => import('./commands/version.ts').then((m) => m.versionCommand) },
   {
     name: 'completion',
     load: () => import('./commands/completion.ts').then((m) => m.completionCommand),

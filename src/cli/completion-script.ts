@@ -8,12 +8,20 @@ export interface CompletionSpec {
   commands: string[];
   /** Each command's long options, with their `--`. */
   options: Record<string, string[]>;
+  /** The commands whose argument is a file (`apply FILE`, `show-plan FILE`). */
+  fileArguments: string[];
+  /** The shells `completion` writes a script for. */
+  shells: string[];
 }
 
 const WORD = /^-{0,2}[a-z][a-z0-9-]*$/;
 
 /** The options every command takes, also before the command's name (src/cli/main.ts). */
 const GLOBAL = ['--help', '--version', '--no-color'] as const;
+/** The options whose value is an installation ID: completed from the IDs this host records
+ *  (names of /etc/oac-node/<id>.json, readable by root alone, as the commands themselves). */
+const ID_OPTION = '--installation-id';
+const RECORDS = '/etc/oac-node';
 
 function words(list: readonly string[]): string {
   for (const w of list) if (!WORD.test(w)) throw new Error(`not a completion word: ${w}`);
@@ -26,7 +34,7 @@ export function bashCompletion(spec: CompletionSpec): string {
   );
   return `# oac-node completion for bash: source <(oac-node completion bash)
 _oac_node() {
-  local cur=\${COMP_WORDS[COMP_CWORD]} command= i
+  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} command= i
   # The command is the first word that is no option (global options may come before it).
   for ((i = 1; i < COMP_CWORD; i++)); do
     case \${COMP_WORDS[i]} in -*) ;; *) command=\${COMP_WORDS[i]}; break ;; esac
@@ -35,6 +43,19 @@ _oac_node() {
     COMPREPLY=($(compgen -W '${words(spec.commands)} ${words(GLOBAL)}' -- "$cur"))
     return
   fi
+  if [ "$prev" = ${ID_OPTION} ]; then
+    local ids=(${RECORDS}/*.json)
+    [ -e "\${ids[0]}" ] || ids=()
+    ids=("\${ids[@]##*/}")
+    COMPREPLY=($(compgen -W "\${ids[*]%.json}" -- "$cur"))
+    return
+  fi
+  # A word that is no option: the command's argument (a file, a shell) or an option's value,
+  # left to bash's own file names (complete -o default).
+  case $cur in -*) ;; *)
+    [ "$command" = completion ] && COMPREPLY=($(compgen -W '${words(spec.shells)}' -- "$cur"))
+    return ;;
+  esac
   case $command in
 ${cases.join('\n')}
   esac
@@ -57,11 +78,43 @@ _oac_node() {
     compadd -- ${words(spec.commands)} ${words(GLOBAL)}
     return
   fi
-  case $command in
+  if [[ \${words[CURRENT-1]} == ${ID_OPTION} ]]; then
+    local -a ids
+    ids=(${RECORDS}/*.json(N:t:r))
+    compadd -- $ids
+    return
+  fi
+  if [[ \${words[CURRENT]} == -* ]]; then
+    case $command in
 ${cases.join('\n')}
-  esac
+    esac
+    return
+  fi
+  [[ $command == completion ]] && { compadd -- ${words(spec.shells)}; return; }
   _files
 }
 compdef _oac_node oac-node
+`;
+}
+
+/** fish: every command, then its own options once a command is given; files where a command
+ *  takes one; installation IDs after --installation-id. */
+export function fishCompletion(spec: CompletionSpec): string {
+  const seen = (c: string) => `__fish_seen_subcommand_from ${c}`;
+  const options = spec.commands.flatMap((c) =>
+    (spec.options[c] ?? []).map(
+      (o) => `complete -c oac-node -n '${seen(c)}' -l ${words([o]).slice(2)}`,
+    ),
+  );
+  return `# oac-node completion for fish: oac-node completion fish | source
+complete -c oac-node -f
+complete -c oac-node -n __fish_use_subcommand -a '${words(spec.commands)}'
+complete -c oac-node -l help -s h
+complete -c oac-node -l version -s V
+complete -c oac-node -l no-color
+${options.join('\n')}
+complete -c oac-node -n '${seen(words(spec.fileArguments))}' -F
+complete -c oac-node -n '${seen('completion')}' -a '${words(spec.shells)}'
+complete -c oac-node -n '__fish_seen_argument -l ${ID_OPTION.slice(2)}' -x -a '(path basename -E .json ${RECORDS}/*.json 2>/dev/null)'
 `;
 }

@@ -19,6 +19,9 @@ import { errorEvent } from './error-event.ts';
 import { startEvent } from './json-contract.ts';
 import { interruptOnSignals } from './interrupt.ts';
 import { layout, type InstallationId } from '../layout.ts';
+import { Host } from '../host/host.ts';
+import { VERSION } from '../version.ts';
+import { keepRunLog as keepLastRunLog } from '../../installer/last-run.ts';
 
 /** An install (or `apply` of a saved plan) with its output: listr2 phases on a terminal, plain
  *  lines on a pipe, NDJSON with --json; a dry run ends with exit 2 when something would
@@ -35,7 +38,14 @@ export async function runInstall(
   const plain = flags.json ? jsonRenderer(write) : plainRenderer(write, dryRun, Date.now, quiet);
   if (flags.json) jsonRenderer(write)(startEvent('install', dryRun));
   const shown: EngineEvent[] = [];
+  // Issue #39: the run's events as --json prints them, kept root-only when the run changed the
+  // host (installer/last-run.ts), whatever this terminal shows.
+  const logged: string[] = [];
+  const log = jsonRenderer((line) => logged.push(line));
+  log(startEvent('install', dryRun));
+  const lastRun = { noted: false };
   const emit = (event: EngineEvent) => {
+    log(event);
     if (flags.planOut !== undefined) shown.push(event);
     if (view === undefined) return plain(event);
     if (event.type === 'step-start')
@@ -44,17 +54,22 @@ export async function runInstall(
   };
   // OPS-03: the first Ctrl-C, SIGTERM or SIGHUP stops the run at a step boundary.
   const interruption = interruptOnSignals();
-  const result = await install({ ...request, signal: interruption.signal }, emit)
+  const keep = () => (lastRun.noted ? keepRunLog(request, logged) : undefined);
+  const result = await install({ ...request, signal: interruption.signal, lastRun }, emit)
     .catch(async (error: unknown) => {
       await view?.finish(error);
       // OPS-02: --json ends with the failure's code and hint as an event of its own.
       if (flags.json) jsonRenderer(write)(errorEvent(error));
+      log(errorEvent(error));
+      await keep();
       throw error;
     })
     .finally(() => interruption.release());
   await view?.finish();
   if (flags.planOut !== undefined) await savePlan(flags.planOut, result, shown);
   const summary = summaryOf(request.installationId, result);
+  log(summary);
+  await keep();
   if (flags.json) jsonRenderer(write)(summary);
   else if (dryRun) {
     write(result.report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
@@ -69,6 +84,20 @@ export async function runInstall(
       write(`${printable(line)}\n`);
   }
   if (dryRun && result.report.changed) throw new ExitStatus(EXIT.changesPending);
+}
+
+/** The run's events, root's alone in /var/log/oac-node (a failure to keep them is said, and
+ *  never fails the run it describes). */
+async function keepRunLog(
+  request: { root: string; installationId: InstallationId },
+  lines: string[],
+) {
+  const host = new Host(request.root);
+  await keepLastRunLog(host, layout(request.installationId), lines).catch((error: unknown) =>
+    process.stderr.write(
+      `${printable(`oac-node: the run's events could not be kept in ${layout(request.installationId).lastRunLog}: ${error instanceof Error ? error.message : String(error)}`)}\n`,
+    ),
+  );
 }
 
 /** The last --json event of a finished install, dry run or apply. */
@@ -90,6 +119,7 @@ export function summaryOf(
     status: `sudo systemctl status ${unit}`,
     logs: `sudo journalctl -u ${unit}`,
     notes,
+    version: VERSION,
   };
 }
 

@@ -1,11 +1,38 @@
 // FLEET-02 (docs/automation.md): what automation reads from `--json`, kept stable. The first
 // event names the format, so a reader can refuse one it does not know; the last is the summary
 // (or an `error` event). A field is only ever added within a format, never renamed or removed.
+// The documents of `status`, `bundle` and `command --json` carry the same `format` (issue #39
+// item 10); docs/schema/ publishes each, open to fields added within it (src/cli/json-schemas.ts).
 import { VERSION } from '../version.ts';
+import { printableJson } from '../ui/printable.ts';
+import type { CommandDocument } from './json-schemas.ts';
 
 export const JSON_FORMAT = 1;
 
 /** The first `--json` event of install and uninstall. */
 export function startEvent(command: 'install' | 'uninstall', dryRun: boolean) {
   return { type: 'start', format: JSON_FORMAT, command, version: VERSION, dry_run: dryRun };
+}
+
+/** `--json` of a command that answers with one document (bundle, command). */
+export const documentOption = {
+  type: 'boolean',
+  default: false,
+  describe: 'Print one JSON document (docs/schema/)',
+} as const;
+
+/** `command --json`: the line `command` prints without --json (its line end left out), whole.
+ *  Not masked: the install line carries the token by design (BOOT-05), as the text does;
+ *  printableJson only escapes what a terminal would act on. */
+export function commandDocument(uninstall: boolean, printed: string): CommandDocument {
+  return {
+    format: JSON_FORMAT,
+    command: uninstall ? 'uninstall' : 'install',
+    line: printed.replace(/\n$/, ''),
+  };
+}
+
+/** One document as `--json` prints it: one line. */
+export function documentLine(document: object): string {
+  return `${printableJson(document)}\n`;
 }

@@ -43,6 +43,13 @@ const COMMANDS = new Set(COMMAND_TABLE.map((c) => c.name));
  */
 export function normaliseArgs(args: string[]): string[] {
   const first = args[0];
+  // `--version --json`: the version command's document (issue #39 item 6).
+  if (
+    args.length === 2 &&
+    args.includes('--json') &&
+    args.some((a) => a === '--version' || a === '-V')
+  )
+    return ['version', '--json'];
   // `oac-node help install` as git and kubectl take it: that command's --help.
   if (first === 'help') return args[1] === undefined ? ['--help'] : [args[1], '--help'];
   if (!args.includes('--uninstall')) return args;
@@ -93,7 +100,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
 }
 
 // Where each task is explained (the repository's docs/, shipped beside every release).
-const GUIDES = [
+export const GUIDES = [
   'Guides:',
   ...[
     ['add, rerun or remove a node', 'docs/operator-guide.md'],
@@ -171,7 +178,8 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       .option('color', {
         type: 'boolean',
         default: true,
-        describe: 'Colour the output (--no-color, or NO_COLOR=1)',
+        describe:
+          'Colour the output: on a terminal by default; --color also on a pipe; --no-color or NO_COLOR=1: never',
       })
       // Hidden: every host path under DIR, for tests and image building only (docs/design.md).
       .option('root', { type: 'string', hidden: true })
@@ -179,7 +187,7 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       .option('sudo', { type: 'boolean', hidden: true })
       .demandCommand(
         1,
-        'Name a command: install, uninstall, status, apply, show-plan, register, run, command, bundle or completion',
+        'Name a command: install, uninstall, status, apply, show-plan, register, run, command, bundle, version or completion',
       )
       .strict()
       // Options keep the one spelling --help shows: no --dryRun beside --dry-run (issue #25).

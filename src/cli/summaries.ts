@@ -11,6 +11,7 @@ export const COMMAND_SUMMARIES = {
   bundle: "Write one file with a release's installer and node files, for hosts without the console",
   apply: 'Apply a plan saved by install --plan-out, only if the host and Core are as it found them',
   'show-plan': 'Print a plan saved by install --plan-out, as the dry run showed it',
-  completion: 'Print a shell completion script (bash or zsh): source <(oac-node completion)',
+  version: 'Print what this program is: version, build, Node.js, formats (--json for scripts)',
+  completion: 'Print a shell completion script (bash, zsh or fish): source <(oac-node completion)',
   _prepare: false,
 } as const satisfies Record<string, string | false>;

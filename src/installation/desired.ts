@@ -31,6 +31,7 @@ import {
 } from '../node/node-desired.ts';
 import { renderUnit } from '../resources/unit-file.ts';
 import { PATH_COMMAND_MARK, renderPathCommand } from '../resources/path-command.ts';
+import { MAN_DIR, MAN_PAGE_MARK, MAN_PAGE_PATH, renderManPage } from '../resources/man-page.ts';
 import { sha256 } from '../resources/sha256.ts';
 
 export { KEYS } from '../resources/keys.ts';
@@ -202,6 +203,27 @@ function rootHead(layout: Layout, shape: Shape): RootResource[] {
       mode: 0o755,
       mark: PATH_COMMAND_MARK,
     },
+    {
+      kind: 'directory',
+      key: KEYS.manDir,
+      phase: 'program',
+      title: 'Manual pages',
+      path: MAN_DIR,
+      mode: 0o755,
+      madeBy: 'host',
+      ownedByNode: false,
+      removal: 'empty',
+    },
+    {
+      kind: 'file',
+      key: KEYS.manPage,
+      phase: 'program',
+      title: 'Manual page oac-node(1)',
+      path: MAN_PAGE_PATH,
+      mode: 0o644,
+      mark: MAN_PAGE_MARK,
+      parentPlanned: true,
+    },
   ];
 }
 
@@ -248,6 +270,7 @@ function filled(resources: RootResource[], inputs: DesiredInputs): DesiredItem[]
   });
   const env = renderEnvFile(inputs.proxyEnv, inputs.envKey);
   const pathCommand = renderPathCommand();
+  const manPage = renderManPage();
   const digests = {
     unit: sha256(unit),
     // Keyed: the file holds proxy credentials (issue #27 finding 5).
@@ -276,6 +299,8 @@ function filled(resources: RootResource[], inputs: DesiredInputs): DesiredItem[]
       ];
     if (r.key === KEYS.pathCommand && r.kind === 'file')
       return asRoot({ ...r, sha256: sha256(pathCommand), content: pathCommand });
+    if (r.key === KEYS.manPage && r.kind === 'file')
+      return asRoot({ ...r, sha256: sha256(manPage), content: manPage });
     if (r.key === KEYS.envFile && r.kind === 'file')
       return asRoot({ ...r, sha256: digests.env, ...(env === undefined ? {} : { content: env }) });
     if (r.kind === 'unit') return asRoot({ ...r, sha256: digests.unit, content: unit });

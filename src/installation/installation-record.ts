@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Host } from '../host/host.ts';
 import { forgetUnit, unitListed } from '../host/systemd.ts';
-import { JOURNAL_DIR } from '../layout.ts';
+import { JOURNAL_DIR, RUN_LOG_DIR } from '../layout.ts';
 import type { Driver } from '../resources/driver.ts';
 import { defineKind } from '../resources/kind.ts';
 import { KEYS } from '../resources/keys.ts';
@@ -30,11 +30,14 @@ export const installationRecordDriver: Driver<
   InstallationRecordActual,
   RootContext
 > = {
-  async probe(r, { host, journal }) {
+  async probe(r, { host, journal, layout }) {
     const present = (await host.lstat(r.path)) !== undefined;
     const marked = journal.get(KEYS.store)?.props.kept_unconfirmed === true;
     const leftOver =
-      !present && ((await isEmptyDirectory(host, JOURNAL_DIR)) || (await unitListed(host, r.unit)));
+      !present &&
+      ((await isEmptyDirectory(host, JOURNAL_DIR)) ||
+        (await host.lstat(layout.lastRunLog)) !== undefined ||
+        (await unitListed(host, r.unit)));
     return { present, marked, leftOver };
   },
   exists: (a) => a.present,
@@ -42,12 +45,13 @@ export const installationRecordDriver: Driver<
     const kept = `the record ${r.path} with the store until Core confirms the node gone`;
     if (r.keep && a.present && a.marked) return { kind: 'keep', detail: kept };
     if (r.keep && a.present) return { kind: 'update', detail: `keep ${kept}` };
+    // The last run's events (installer/last-run.ts) go with the record they describe.
     if (a.present) return { kind: 'remove', detail: `remove the record ${r.path}` };
     if (a.leftOver)
       return { kind: 'remove', detail: `forget ${r.unit} and remove ${JOURNAL_DIR} if empty` };
     return { kind: 'skip', detail: `no record ${r.path}` };
   },
-  async apply(r, action, _actual, { host, journal }) {
+  async apply(r, action, _actual, { host, journal, layout }) {
     const store = journal.get(KEYS.store);
     if (r.keep && store !== undefined) {
       await journal.record(KEYS.store, {
@@ -57,6 +61,8 @@ export const installationRecordDriver: Driver<
       return { outcome: 'kept', detail: action.detail };
     }
     await forgetUnit(host, r.unit);
+    await host.unlinkFile(layout.lastRunLog);
+    await host.removeEmptyDirectory(RUN_LOG_DIR);
     await host.unlinkFile(r.path);
     await host.removeEmptyDirectory(JOURNAL_DIR);
     return { outcome: 'removed', detail: action.detail.replace(/^remove /, '') };

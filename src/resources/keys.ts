@@ -16,6 +16,9 @@ export const KEYS = {
   /** UNI-02: the installation's record, an uninstall's last step. */
   record: 'record',
   pathCommand: 'path-command',
+  /** Issue #39: the manual page oac-node(1), and its directory when the host lacks it. */
+  manDir: 'directory:man',
+  manPage: 'man-page',
   nodeDirs: ['directory:.oac', 'directory:.oac/nodes'] as const,
   state: 'state',
   network: 'network',

@@ -58,9 +58,11 @@ export const DIRECTORY_RESOURCE = z.strictObject({
   kind: z.literal('directory'),
   path: text,
   mode,
-  /** Who makes it: root (the home, the program directories), the node half (HOST-08), or the
-   *  operator (a shared checkpoint store, HOST-11: the node half must be able to write it). */
-  madeBy: z.enum(['root', 'node', 'operator']),
+  /** Who makes it: root (the home, the program directories), the node half (HOST-08), the
+   *  operator (a shared checkpoint store, HOST-11: the node half must be able to write it), or
+   *  root when the host lacks it (`host`: a directory of the host's, /usr/local/share/man/man1,
+   *  made when missing and never changed when it is there). */
+  madeBy: z.enum(['root', 'node', 'operator', 'host']),
   /** The node account owns it (its home); root otherwise. Node-made ones are the node's. */
   ownedByNode: z.boolean(),
   /** How uninstall removes it: `tree` empties it as oac-node first (it is the node's to
@@ -94,6 +96,9 @@ export const FILE_RESOURCE = z.strictObject({
   /** A line every version the installer writes holds: a file already there without it (or
    *  anything but a regular file) is someone else's, refused and never removed. */
   mark: text.optional(),
+  /** A marked file whose directory is a step of the same plan (the manual page's): its
+   *  directory missing is no refusal, the step before makes it. */
+  parentPlanned: z.literal(true).optional(),
 });
 export type FileResource = z.infer<typeof FILE_RESOURCE>;
 

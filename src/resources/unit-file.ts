@@ -19,6 +19,8 @@ export function renderUnit({ layout, coreUrl, provider, checkpointRoot }: UnitIn
   return [
     '[Unit]',
     `Description=oac-node: sandbox node of Core ${coreUrl} (installation ${layout.id})`,
+    // Issue #39: `systemctl status` names the manual page the install puts beside the program.
+    'Documentation=man:oac-node(1)',
     'After=network-online.target' + (provider === 'docker' ? ' docker.service' : ''),
     'Wants=network-online.target',
     '',

@@ -1,6 +1,6 @@
 // Colour where it helps the eye (issue #25 item 4): the error line, its hint, and the word that
 // says what a step did or would do. Decided once at start, per stream: never on a pipe or a file
-// (scripts and logs get plain bytes), never with --no-color, NO_COLOR (any non-empty value, as
+// (scripts and logs get plain bytes) unless --color asks for it, never with --no-color, NO_COLOR (any non-empty value, as
 // no-color.org says) or TERM=dumb. Colour is put around text that is escaped already
 // (src/ui/printable.ts): its own escape sequences are the only ones that reach the terminal.
 import { Chalk, type ChalkInstance } from 'chalk';
@@ -17,14 +17,25 @@ export function colourAllowed(args: readonly string[], env: NodeJS.ProcessEnv): 
   return env.TERM !== 'dumb';
 }
 
+/** `--color` given (not `--color false`): colour even on a pipe, as `ls --color=always` and
+ *  `git --color` do, and over NO_COLOR (no-color.org: a flag the user gives wins). */
+export function colourForced(args: readonly string[]): boolean {
+  return args.some(
+    (a, i) =>
+      a === '--color=true' ||
+      (a === '--color' && !['false', 'no', '0'].includes(args[i + 1] ?? '')),
+  );
+}
+
 export function decideColour(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   terminals = { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
 ): void {
-  const allowed = colourAllowed(args, env);
-  onStdout = allowed && terminals.stdout ? new Chalk({ level: 1 }) : plain;
-  onStderr = allowed && terminals.stderr ? new Chalk({ level: 1 }) : plain;
+  const forced = colourForced(args);
+  const allowed = forced || colourAllowed(args, env);
+  onStdout = allowed && (forced || terminals.stdout) ? new Chalk({ level: 1 }) : plain;
+  onStderr = allowed && (forced || terminals.stderr) ? new Chalk({ level: 1 }) : plain;
 }
 
 /** A step's word (`created`, `remove`, …), padded already: what changes stands out, what

@@ -21,3 +21,10 @@ export function decideOperatorShell(
 export function forOperator(text: string): string {
   return rootShell ? text.replace(SUDO_BEFORE_COMMAND, '') : text;
 }
+
+/** A command that needs root, as this operator types it: after `sudo`, or alone in a root
+ *  shell. For a command whose first word is no name forOperator knows (the installer's own
+ *  path, as the line after a saved plan names it: src/ui/plan-saved.ts). */
+export function asRoot(command: string): string {
+  return rootShell ? command : `sudo ${command}`;
+}

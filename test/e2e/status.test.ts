@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { removeNodeInCore } from './harness/core-nodes.ts';
 import { withInstalledHost } from './harness/installed.ts';
 import { testRelease } from './helpers/release.ts';
+import { assertJsonEvents } from '../helpers/json-contract.ts';
 
 const release = testRelease();
 
@@ -33,6 +34,25 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
     assert.equal(clean.status, 0, `${clean.stdout}\n${clean.stderr}`);
     assert.match(clean.stdout, /^Core: node \S+ connected and ready$/m);
     assert.match(clean.stdout, /^No drift/m);
+    // OPS-06 (issue #39): the program, what it serves, the last run that changed the host and
+    // where its events are: root's alone, the --json contract, without the token.
+    assert.match(clean.stdout, /^Program: oac-node \S+; serving generation \d+, release \S+$/m);
+    assert.match(clean.stdout, /^Last change: \S+ \S+ UTC, install of \S+ \(done\)$/m);
+    const log = `/var/log/oac-node/${installationId}.last-run.jsonl`;
+    assert.match(
+      clean.stdout,
+      new RegExp(`^ {2}its events: (sudo )?cat ${log.replaceAll('.', '\\.')}$`, 'm'),
+    );
+    assert.equal(
+      (await host.shOk(`stat -c '%a %U' ${log} /var/log/oac-node`)).trim(),
+      '600 root\n700 root',
+    );
+    const events = await host.shOk(`cat ${log}`);
+    assertJsonEvents(events, 'the kept run');
+    assert.match(events, /"type":"summary"/);
+    const token = /printf '%s\\n' '([^']+)'/.exec(command)?.[1] ?? '';
+    assert.ok(token.length > 10, 'the line carries a token');
+    assert.ok(!events.includes(token), 'SEC-03: the kept events hold no token');
     const first = (await json()).body;
     assert.deepEqual(first.problems, []);
     assert.equal(first.format, 1, 'the document has a format (issue #25)');
@@ -77,11 +97,15 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
       'unit',
     ]);
 
-    // A rerun of the install command restores all three; status is clean again.
-    const rerun = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 300_000 });
+    // OPS-06 (issue #39 item 7): status names the exact repair, which needs no token; run as it
+    // is printed, it restores all three and status is clean again.
+    const repair = /^ {2}- Repair the host with: (.+)$/m.exec(drift.stdout)?.[1] ?? '';
+    assert.match(repair, /^oac-node install --core-url \S+ --installation-id \S+ < \/dev\/null$/);
+    const rerun = await host.exec(['sh', '-c', repair], { timeoutMs: 300_000 });
     assert.equal(rerun.status, 0, `${rerun.stdout}\n${rerun.stderr}`);
     const restored = await host.exec(status);
     assert.equal(restored.status, 0, restored.stdout);
+    assert.match(restored.stdout, /^Last change: \S+ \S+ UTC, rerun of \S+ \(done\)$/m);
 
     // Core removed the node: status says so.
     const nodeId = (await json()).body.core.node_id ?? '';

@@ -31,9 +31,12 @@ export function makeScratchRoot(): string {
   );
   mkdirSync(join(root, 'run/lock'), { recursive: true });
   mkdirSync(join(root, 'var/lib'), { recursive: true });
+  mkdirSync(join(root, 'var/log'), { recursive: true });
   mkdirSync(join(root, 'usr/local/lib/python3/dist-packages'), { recursive: true });
   // Debian's base-files makes it; the installer puts `oac-node` on PATH there (issue #25).
   mkdirSync(join(root, 'usr/local/sbin'), { recursive: true, mode: 0o755 });
+  // base-files makes it too; the installer puts its manual page in man1 below it (issue #39).
+  mkdirSync(join(root, 'usr/local/share/man'), { recursive: true, mode: 0o755 });
   writeFileSync(join(root, 'usr/local/lib/python3/dist-packages/bystander.py'), 'print(1)\n');
   for (const file of ['passwd', 'group', 'shadow', 'gshadow', 'login.defs'])
     copyFileSync(`/etc/${file}`, join(root, 'etc', file));

@@ -2,8 +2,11 @@
 // install checks of a bundle before anything changes: the release Core names, every file the
 // provider takes, each of the manifest's size and SHA-256. GNU tar reads the bundle as the
 // pasted line does; a copy out of it is verified and never written through a planted link.
+// `bundle --json` (FLEET-02, issue #39 item 10) prints one document of docs/schema/bundle.json:
+// the bundle's absolute path, size and SHA-256, its manifest's SHA-256 and each entry.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmod,
   chown,
@@ -29,6 +32,8 @@ import { makeBundle } from '../../src/bundle/make-bundle.ts';
 import { copyEntry, openBundleFile } from '../../src/host/bundle-file.ts';
 import { isOacError } from '../../src/errors.ts';
 import { makeReleaseDir, startCore, type SampleRelease, type TestCore } from '../helpers/core.ts';
+import { repoRoot } from '../helpers/executable.ts';
+import { assertJsonDocument } from '../helpers/json-contract.ts';
 
 let release: SampleRelease;
 let core: TestCore;
@@ -241,4 +246,48 @@ test('OFFLINE-01 oac-node bundle refuses a work directory another user planted b
       codeOf(e) === 'bundle_work_unsafe' && /its mode is 0777, not 0700/.test(String(e)),
   );
   await assert.rejects(open(out), /ENOENT/);
+});
+
+test('OFFLINE-01 FLEET-02 issue #39 item 10 bundle --json: one document with the absolute path, size, SHA-256 and every entry', async () => {
+  // Run from the bundle's directory with a relative --out: the document names it absolutely.
+  const cli = spawnSync(
+    process.execPath,
+    [
+      ...['--import', import.meta.resolve('tsx'), join(repoRoot, 'src/cli/entry.ts'), 'bundle'],
+      ...['--json', '--console-url', core.console_url, '--release', release.release],
+      ...['--out', 'cli.bundle'],
+    ],
+    { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH } },
+  );
+  assert.equal(cli.status, 0, cli.stderr);
+  assertJsonDocument('bundle.json', cli.stdout, 'bundle --json');
+  const document = JSON.parse(cli.stdout) as {
+    path: string;
+    release: string;
+    size: number;
+    sha256: string;
+    manifest_sha256: string;
+    files: Array<{ name: string; size: number; sha256: string }>;
+  };
+  const path = join(dir, 'cli.bundle');
+  const bytes = await readFile(path);
+  const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+  assert.equal(document.path, path);
+  assert.equal(document.release, release.release);
+  assert.equal(document.size, bytes.length);
+  assert.equal(document.sha256, sha(bytes), 'what sha256sum prints on the host');
+  assert.equal(document.manifest_sha256, manifestSha256, "the line's --manifest-sha256");
+  // Each entry as tar lists it, with the SHA-256 of the bytes tar takes out.
+  const listed = execFileSync('tar', ['-tf', path], { encoding: 'utf8' }).trim().split('\n');
+  assert.deepEqual(
+    document.files.map((f) => f.name),
+    listed,
+  );
+  for (const entry of document.files) {
+    const data = execFileSync('tar', ['-xOf', path, entry.name], { maxBuffer: 1 << 26 });
+    assert.equal(entry.size, data.length, entry.name);
+    assert.equal(entry.sha256, sha(data), entry.name);
+  }
+  // The downloads' lines stay on stderr: stdout is the document alone.
+  assert.match(cli.stderr, /Downloading /);
 });

@@ -85,6 +85,8 @@ test('DECL-01 RERUN-01 UNI-01 UNI-02 UNI-03 golden, the whole command: install m
     'program-previous': 'skipped',
     program: 'created',
     'path-command': 'created',
+    'directory:man': 'created',
+    'man-page': 'created',
     'node:directory:.oac': 'created',
     'node:directory:.oac/nodes': 'created',
     'node:state': 'created',
@@ -119,6 +121,8 @@ test('DECL-01 RERUN-01 UNI-01 UNI-02 UNI-03 golden, the whole command: install m
         `usr/local/lib/oac-node/${ID}`,
         `usr/local/lib/oac-node/${ID}/oac-node`,
         'usr/local/sbin/oac-node',
+        'usr/local/share/man/man1',
+        'usr/local/share/man/man1/oac-node.1',
         'var/lib/oac-node',
         'var/lib/oac-node/.oac',
         'var/lib/oac-node/.oac/m',
@@ -144,6 +148,8 @@ test('DECL-01 RERUN-01 UNI-01 UNI-02 UNI-03 golden, the whole command: install m
         `${FILES}-runtime.bin`,
         `${STATE}/identity.json`,
         `${STATE}/provider.json`,
+        'var/log/oac-node',
+        `var/log/oac-node/${ID}.last-run.jsonl`,
       ],
       removed: [],
       changed: ['etc/group', 'etc/gshadow', 'etc/passwd', 'etc/shadow'],
@@ -154,6 +160,10 @@ test('DECL-01 RERUN-01 UNI-01 UNI-02 UNI-03 golden, the whole command: install m
   assert.equal(meta(`etc/oac-node/${ID}.json`), 'file 0600 0:0', 'the journal: root only');
   assert.equal(meta(`etc/systemd/system/oac-node-${ID}.service`), 'file 0644 0:0');
   assert.match(meta(`${STATE}/identity.json`) ?? '', /^file 0600 65532:/, "the node's own secret");
+  // OPS-06 (issue #39): the run's events, root's alone; the manual page, for everyone.
+  assert.equal(meta('var/log/oac-node'), 'dir 0700 0:0');
+  assert.equal(meta(`var/log/oac-node/${ID}.last-run.jsonl`), 'file 0600 0:0');
+  assert.equal(meta('usr/local/share/man/man1/oac-node.1'), 'file 0644 0:0');
 
   // RERUN-01: the same command again (no token: the node is registered) changes nothing.
   const rerun = await install(null);

@@ -483,7 +483,7 @@ const MISTAKES: Mistake[] = [
     mistake: 'a shell completion has no script for (completion tcsh)',
     args: ['completion', 'tcsh'],
     status: 64,
-    line: `oac-node: shell must be bash or zsh, not "tcsh" (see 'oac-node completion --help')`,
+    line: `oac-node: shell must be bash, zsh or fish, not "tcsh" (see 'oac-node completion --help')`,
     hint: null,
   },
   {

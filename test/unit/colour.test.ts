@@ -37,6 +37,19 @@ test('OPS-05 the error line and the hint label are coloured on a terminal, plain
   assert.ok(!renderError(error).includes(ESC), 'NO_COLOR wins over a terminal');
 });
 
+test('OPS-05 issue #39 --color asks for colour on a pipe too, over NO_COLOR; --color false still refuses it', () => {
+  const error = oacError('not_root');
+  const pipes = { stdout: false, stderr: false };
+  decideColour(['status', '--color'], { NO_COLOR: '1' }, pipes);
+  assert.ok(renderError(error).startsWith(`${ESC}[`), 'forced into a pipe');
+  decideColour(['--color=true', 'status'], {}, pipes);
+  assert.ok(renderError(error).startsWith(`${ESC}[`));
+  decideColour(['status', '--color', 'false'], {}, both);
+  assert.ok(!renderError(error).includes(ESC));
+  decideColour(['status'], {}, pipes);
+  assert.ok(!renderError(error).includes(ESC), 'a pipe without --color: plain');
+});
+
 test('OPS-05 SEC-09 colour goes around escaped text: an escape sequence in a message still arrives escaped', () => {
   decideColour([], {}, both);
   const hostile = oacError('path_taken', { path: `/usr/local/sbin/x${ESC}]52;c;aGk=${ESC}\\` });

@@ -71,3 +71,43 @@ test('OPS-05 zsh offers the commands, then the named command own options', () =>
   const status = zshOffers(['status', '--']);
   assert.deepEqual(status, ['--help', '--installation-id', '--json']);
 });
+
+test('OPS-05 issue #39 a command that takes a file completes file names, not its options; completion completes the shells', () => {
+  assert.deepEqual(bashOffers(['apply', '']), [], 'left to bash: file names (complete -o default)');
+  assert.deepEqual(bashOffers(['show-plan', '']), []);
+  assert.deepEqual(bashOffers(['apply', '--j']), ['--json'], 'an option still completes');
+  assert.deepEqual(bashOffers(['completion', '']), ['bash', 'zsh', 'fish']);
+  const stubs = `compdef() { :; }; _files() { print FILES; }; compadd() { [ "$1" = -- ] && shift; print -l -- "$@"; }`;
+  const zshFor = (typed: string[]) =>
+    execFileSync(
+      'zsh',
+      [
+        '-f',
+        '-c',
+        `${stubs}; source '${zsh}'; words=(oac-node ${typed.map((w) => `'${w}'`).join(' ')}); CURRENT=${typed.length + 1}; _oac_node`,
+      ],
+      { encoding: 'utf8' },
+    ).trim();
+  assert.equal(zshFor(['apply', '']), 'FILES');
+  assert.equal(zshFor(['completion', '']), 'bash\nzsh\nfish');
+});
+
+test('OPS-05 issue #39 fish: the script parses (fish -n), completes the commands, then a command own options, files for apply', async () => {
+  const { completionSpec: spec } = await import('../../src/cli/commands/completion.ts');
+  const { fishCompletion } = await import('../../src/cli/completion-script.ts');
+  const fish = join(dir, 'oac-node.fish');
+  writeFileSync(fish, fishCompletion(await spec()));
+  execFileSync('fish', ['-n', fish]);
+  const offers = (line: string) =>
+    execFileSync('fish', ['--no-config', '-c', `source '${fish}'; complete -C '${line}'`], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0]);
+  assert.deepEqual(offers('oac-node ins'), ['install']);
+  assert.deepEqual(offers('oac-node status --j'), ['--json']);
+  assert.ok(offers('oac-node install --core-').includes('--core-url'));
+  assert.ok(!offers('oac-node install --unin').includes('--uninstall'), 'no hidden option');
+  assert.deepEqual(offers('oac-node completion ').sort(), ['bash', 'fish', 'zsh']);
+});

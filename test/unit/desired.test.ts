@@ -41,6 +41,8 @@ test('DECL-01 golden: a Docker node wants these resources, in this order', () =>
     'previous-program program-previous /usr/local/lib/oac-node/inst-1/oac-node.previous',
     'file program /usr/local/lib/oac-node/inst-1/oac-node',
     'file path-command /usr/local/sbin/oac-node',
+    'directory directory:man /usr/local/share/man/man1',
+    'file man-page /usr/local/share/man/man1/oac-node.1',
     'directory directory:.oac /var/lib/oac-node/.oac',
     'directory directory:.oac/nodes /var/lib/oac-node/.oac/nodes',
     'directory state /var/lib/oac-node/.oac/nodes/inst-1',

@@ -1,6 +1,9 @@
-// FLEET-02 (issue #25 item 3): docs/schema/ holds the JSON Schema of every --json event type and
-// of the status document, generated from the contract's zod schemas; what the code makes
-// passes them, and a field the contract does not name does not.
+// FLEET-02 (issue #25 item 3, issue #39 item 10): docs/schema/ holds the JSON Schema of every
+// --json event type and of each document (status, bundle, command), generated from the
+// contract's zod schemas, each with a URN $id, a title and a description; what the code makes
+// passes them. The published files are open (a field added within a format passes them, as the
+// contract allows), while this project's own strict check still refuses a field the contract
+// does not name; `exit` is 0 to 255.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -14,9 +17,14 @@ import { summaryOf } from '../../src/cli/install-output.ts';
 import { parseInstallationId } from '../../src/layout.ts';
 import { oacError } from '../../src/messages.ts';
 import { jsonRenderer } from '../../src/ui/render-events.ts';
-import { jsonEventProblems, schemaProblem } from '../helpers/json-contract.ts';
+import { jsonSchemaFiles, strictJsonSchemaFiles } from '../../src/cli/json-schemas.ts';
+import {
+  jsonEventProblems,
+  publishedSchemaProblem,
+  schemaProblem,
+} from '../helpers/json-contract.ts';
 
-test('FLEET-02 docs/schema/ is what the code generates: one file per event type and the status document', () => {
+test('FLEET-02 docs/schema/ is what the code generates: one file per event type and per document', () => {
   const texts = schemaTexts();
   const files = readdirSync(SCHEMA_DIR)
     .filter((n) => n.endsWith('.json'))
@@ -29,6 +37,87 @@ test('FLEET-02 docs/schema/ is what the code generates: one file per event type 
       `${name}: npm run docs:schema`,
     );
   for (const type of Object.keys(JSON_EVENTS)) assert.ok(files.includes(`event-${type}.json`));
+  for (const name of ['status.json', 'bundle.json', 'command.json'])
+    assert.ok(files.includes(name), name);
+});
+
+/** Every subschema of a JSON Schema document, the document first. */
+function subschemas(schema: unknown): Array<Record<string, unknown>> {
+  if (Array.isArray(schema)) return schema.flatMap(subschemas);
+  if (typeof schema !== 'object' || schema === null) return [];
+  const object = schema as Record<string, unknown>;
+  return [object, ...Object.values(object).flatMap(subschemas)];
+}
+
+test('FLEET-02 issue #39 item 10 each published file names itself (a URN $id, a title, a description) and closes no object', () => {
+  const ids = new Set<string>();
+  for (const [name, schema] of Object.entries(jsonSchemaFiles())) {
+    const { $id, title, description } = schema as Record<string, unknown>;
+    assert.equal($id, `urn:oac-node:schema:${name.replace(/\.json$/, '')}:1`, name);
+    ids.add(String($id));
+    assert.ok(typeof title === 'string' && title.startsWith('oac-node '), `${name}: title`);
+    assert.ok(typeof description === 'string' && description.length > 10, `${name}: description`);
+    assert.deepEqual(
+      subschemas(schema).filter((s) => 'additionalProperties' in s),
+      [],
+      `${name}: a field added within format 1 passes it`,
+    );
+  }
+  assert.equal(ids.size, Object.keys(jsonSchemaFiles()).length, 'each $id is its own');
+});
+
+test('FLEET-02 issue #39 item 10 the strict variant our tests use is the published file with every object closed, and nothing else', () => {
+  const published = jsonSchemaFiles();
+  const strict = strictJsonSchemaFiles();
+  assert.deepEqual(Object.keys(strict), Object.keys(published));
+  for (const [name, schema] of Object.entries(strict)) {
+    const closed = subschemas(schema).filter((s) => s.type === 'object');
+    assert.ok(closed.length > 0, name);
+    for (const object of closed) assert.equal(object.additionalProperties, false, name);
+    const opened = JSON.parse(JSON.stringify(schema), (key, value: unknown) =>
+      key === 'additionalProperties' && value === false ? undefined : value,
+    ) as unknown;
+    assert.deepEqual(opened, published[name], name);
+  }
+});
+
+test('FLEET-02 issue #39 item 10 an event with a field added passes the published file, as a consumer reads it; our strict check refuses it', () => {
+  const newer = {
+    type: 'error',
+    code: 'not_root',
+    message: 'm',
+    hint: null,
+    details: [],
+    exit: 1,
+    added_later: { anything: true },
+  };
+  assert.equal(publishedSchemaProblem('event-error.json', newer), undefined);
+  assert.match(schemaProblem('event-error.json', newer) ?? '', /^strict .*added_later/);
+  // Nested objects too: a step-plan's action, a status document's core.
+  const action = { kind: 'create', detail: 'd', added_later: 1 };
+  const plan = { type: 'step-plan', step: 's', action };
+  assert.equal(publishedSchemaProblem('event-step-plan.json', plan), undefined);
+  assert.match(jsonEventProblems(`${JSON.stringify(plan)}\n`).join(''), /added_later/);
+  // Added fields do not make a wrong value right.
+  assert.match(
+    publishedSchemaProblem('event-step-plan.json', { ...plan, action: { ...action, kind: 'x' } }) ??
+      '',
+    /kind/,
+  );
+});
+
+test('FLEET-02 issue #39 item 10 exit is an integer 0 to 255; status keeps its core.state values as listed', () => {
+  const error = { type: 'error', code: 'c', message: 'm', hint: null, exit: 0 };
+  for (const exit of [0, 1, 64, 130, 255])
+    assert.equal(schemaProblem('event-error.json', { ...error, exit }), undefined, String(exit));
+  for (const exit of [-1, 256, 2 ** 53 - 1, 1.5])
+    assert.ok(schemaProblem('event-error.json', { ...error, exit }) !== undefined, String(exit));
+  const status = jsonSchemaFiles()['status.json'] as {
+    properties: { core: { properties: { state: { enum: string[]; description: string } } } };
+  };
+  const state = status.properties.core.properties.state;
+  assert.ok(state.enum.includes('not ready') && state.enum.includes('not registered'));
+  assert.match(state.description, /spaces included/);
 });
 
 test('FLEET-02 the events the code makes pass their schema files', () => {

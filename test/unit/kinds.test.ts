@@ -136,11 +136,11 @@ test('issue #38 nothing outside the kind modules asks which kind a resource is, 
         .map(() => file),
     );
   // Narrowings to reach one resource's own fields, each of a resource named by its key or its
-  // half: the desired value fills in the program, the PATH command, the env file, the unit and
-  // the service; root plans the node account's directories before its program exists. (The
+  // half: the desired value fills in the program, the PATH command, the manual page, the env
+  // file, the unit and the service; root plans the node account's directories before its program exists. (The
   // upgrade's keep of the program is a kind of its own since issue #38.)
   const allowed = [
-    ...Array(5).fill('src/installation/desired.ts'),
+    ...Array(6).fill('src/installation/desired.ts'),
     'src/installation/node-half-first.ts',
   ];
   assert.deepEqual(found.sort(), allowed.sort());

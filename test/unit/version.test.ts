@@ -56,3 +56,20 @@ test('UPG-01 versions are ordered as semantic versions: numbers as numbers, a pr
     assert.equal(compareVersions(bad, '1.2.3'), undefined, JSON.stringify(bad));
   assert.ok(isVersion('0.2.0-rc.1') && !isVersion('0.2'));
 });
+
+test('OPS-06 issue #39 oac-node version: the version, the build, Node.js and the formats it reads; --version --json is the same document', async () => {
+  const { versionDocument, versionText } = await import('../../src/cli/commands/version.ts');
+  const { normaliseArgs } = await import('../../src/cli/main.ts');
+  const d = versionDocument();
+  assert.equal(d.version, VERSION);
+  assert.equal(d.node, process.versions.node);
+  assert.deepEqual(d.build, { kind: 'sources', commit: null }, 'under tsx: the sources');
+  assert.deepEqual(Object.keys(d.formats), ['record', 'json', 'plan']);
+  assert.match(
+    versionText(d),
+    new RegExp(`^oac-node ${VERSION.replaceAll('.', '\\.')}\\n  build    sources\\n`),
+  );
+  assert.deepEqual(normaliseArgs(['--version', '--json']), ['version', '--json']);
+  assert.deepEqual(normaliseArgs(['-V', '--json']), ['version', '--json']);
+  assert.deepEqual(normaliseArgs(['--version']), ['--version'], '--version alone: the bare line');
+});

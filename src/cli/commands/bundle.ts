@@ -7,12 +7,12 @@ import { pathArg } from '../options.ts';
 import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
 import { releaseIdSchema } from '../../net/release-manifest.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
-import { printable } from '../../ui/printable.ts';
-import { madeLines } from '../bundle-output.ts';
+import { madeLog, madeOutput } from '../bundle-output.ts';
+import { documentOption } from '../json-contract.ts';
 import { comment } from '../examples.ts';
 
-// `oac-node bundle` (OFFLINE-01, docs/offline.md): one file with a release's installer,
-// manifest and node files, for hosts that reach Core but not the console's files.
+// `oac-node bundle` (OFFLINE-01, docs/offline.md): one file with a release's installer, manifest
+// and node files, for hosts that reach Core but not the console's (--json: docs/schema/).
 
 interface BundleArgs {
   'console-url': string;
@@ -20,6 +20,7 @@ interface BundleArgs {
   out: string;
   provider?: 'docker' | 'microsandbox';
   'core-pin'?: string;
+  json: boolean;
 }
 
 export const bundleCommand: CommandModule<object, BundleArgs> = {
@@ -46,6 +47,7 @@ export const bundleCommand: CommandModule<object, BundleArgs> = {
         type: 'string',
         describe: "sha256:<hex> of Core's CA public key, for a console under a private CA",
       })
+      .option('json', documentOption)
       .example(
         comment('Then copy the file to the host and run the line oac-node command --bundle prints'),
         '',
@@ -71,8 +73,8 @@ export const bundleCommand: CommandModule<object, BundleArgs> = {
       release: argv.release,
       out,
       ...(argv.provider === undefined ? {} : { provider: argv.provider }),
-      log: (line) => process.stderr.write(`${printable(line)}\n`),
+      log: madeLog,
     });
-    process.stdout.write(madeLines(made));
+    process.stdout.write(await madeOutput(made, argv.json));
   },
 };

@@ -4,13 +4,15 @@ import { printCommand, type CommandArgs } from '../print-line.ts';
 import { sharedDispatcher } from '../../net/dispatcher.ts';
 import { fetchInstallerSha256 } from '../../net/installer-checksum.ts';
 import { comment } from '../examples.ts';
+import { commandDocument, documentLine, documentOption } from '../json-contract.ts';
 
 // `oac-node command`: prints the one-line install (or uninstall) command that Web prints
 // (BOOT-01…07, docs/one-line-command.md). The enrollment token is read from standard input only,
 // never from the command line or the environment (BOOT-05); the installer's checksum comes from
-// --installer-sha256 or from the console's /node-install/SHA256SUMS.
+// --installer-sha256 or from the console's /node-install/SHA256SUMS. --json prints the line in
+// one document (docs/schema/command.json).
 
-export const commandCommand: CommandModule<object, CommandArgs> = {
+export const commandCommand: CommandModule<object, CommandArgs & { json: boolean }> = {
   command: 'command',
   describe: COMMAND_SUMMARIES.command,
   builder: (yargs: Argv) =>
@@ -59,17 +61,20 @@ export const commandCommand: CommandModule<object, CommandArgs> = {
         describe:
           "SHA-256 of the executable oac-node, not of oac-node.gz (default: the console's SHA256SUMS line for oac-node)",
       })
+      .option('json', documentOption)
       .example(comment('Print the install line; the token is read from standard input'), '')
       .example('$0 command --core-url https://core.example --installation-id ID < token-file', '')
       .example(comment('Print the uninstall line'), '')
       .example('$0 command --core-url https://core.example --installation-id ID --uninstall', ''),
   handler: async (argv) => {
+    let printed = '';
     await printCommand(argv, {
       stdin: process.stdin,
-      stdout: (text) => process.stdout.write(text),
+      stdout: (text) => (argv.json ? (printed += text) : process.stdout.write(text)),
       // The shared dispatcher: the proxy variables, and the pin for Core's origin (TRUST-01).
       fetchSha256: (consoleUrl) =>
         fetchInstallerSha256(consoleUrl, { dispatcher: sharedDispatcher() }),
     });
+    if (argv.json) process.stdout.write(documentLine(commandDocument(argv.uninstall, printed)));
   },
 };

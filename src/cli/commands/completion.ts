@@ -4,10 +4,15 @@
 import type { Argv, CommandModule } from 'yargs';
 import { COMMAND_TABLE } from '../command-table.ts';
 import { COMMAND_SUMMARIES } from '../summaries.ts';
-import { bashCompletion, zshCompletion, type CompletionSpec } from '../completion-script.ts';
+import {
+  bashCompletion,
+  fishCompletion,
+  zshCompletion,
+  type CompletionSpec,
+} from '../completion-script.ts';
 import { comment } from '../examples.ts';
 
-const SHELLS = ['bash', 'zsh'] as const;
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
 
 interface CompletionArgs {
@@ -25,12 +30,16 @@ export const completionCommand: CommandModule<object, CompletionArgs> = {
       })
       .example(comment('Complete oac-node in this shell'), '')
       .example('source <($0 completion)', '')
-      .example(comment('For every bash on this host'), '')
-      .example('$0 completion bash > /etc/bash_completion.d/oac-node', ''),
+      .example(comment('For every bash on this host (bash-completion loads it when needed)'), '')
+      .example('$0 completion bash > /usr/share/bash-completion/completions/oac-node', '')
+      .example(comment('fish'), '')
+      .example('$0 completion fish > /etc/fish/completions/oac-node.fish', ''),
   handler: async (argv) => {
-    const shell = argv.shell ?? (/zsh$/.test(process.env.SHELL ?? '') ? 'zsh' : 'bash');
+    const named = /(zsh|fish)$/.exec(process.env.SHELL ?? '')?.[1] as Shell | undefined;
+    const shell = argv.shell ?? named ?? 'bash';
     const spec = await completionSpec();
-    process.stdout.write(shell === 'zsh' ? zshCompletion(spec) : bashCompletion(spec));
+    const script = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion }[shell];
+    process.stdout.write(script(spec));
   },
 };
 
@@ -44,6 +53,7 @@ export async function completionSpec(): Promise<CompletionSpec> {
   const { default: yargs } = await import('yargs');
   const commands = COMMAND_TABLE.map((c) => c.name).filter((n) => !n.startsWith('_'));
   const options: Record<string, string[]> = {};
+  const fileArguments: string[] = [];
   for (const { name, load } of COMMAND_TABLE) {
     if (name.startsWith('_')) continue;
     const module = (await load()) as CommandModule;
@@ -54,9 +64,10 @@ export async function completionSpec(): Promise<CompletionSpec> {
     // Positionals (`show-plan <file>`) are words, not options.
     const positional = [...String(module.command ?? '').matchAll(/[<[]([a-z-]+)[\]>]/g)];
     const hidden = new Set([...declared.hiddenOptions, ...positional.map((m) => m[1])]);
+    if (positional.some((m) => m[1] === 'file')) fileArguments.push(name);
     options[name] = Object.keys(declared.key)
       .filter((k) => k.length > 1 && !hidden.has(k) && k !== 'version')
       .map((k) => `--${k}`);
   }
-  return { commands, options };
+  return { commands, options, fileArguments, shells: [...SHELLS] };
 }

@@ -39,7 +39,7 @@ export const fileDriver: Driver<'file', FileActual> = {
     const found = await ctx.host.lstat(r.path);
     if (found === undefined) {
       // A marked file lies in a directory of the host's (/usr/local/sbin), not one of ours.
-      if (r.mark === undefined) return { exists: false };
+      if (r.mark === undefined || r.parentPlanned === true) return { exists: false };
       const parent = await ctx.host.lstat(dirname(r.path));
       return { exists: false, noParent: parent?.isDirectory() !== true };
     }

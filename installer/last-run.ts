@@ -1,0 +1,71 @@
+// What the last run did, kept for the operator after the first week (issue #39 item 6): the
+// record notes the run that changed the host (install, rerun, upgrade or roll back, with the
+// program's version before and after), and the run's own events are kept root-only beside it in
+// /var/log/oac-node, so `status` can say when the host last changed, by what, and where the
+// whole story is. A run that changed nothing writes neither (RERUN-01: a no-op rerun writes
+// nothing). The events are the --json contract's (docs/automation.md): they carry no token, no
+// credential and no proxy password (SEC-03).
+import type { Journal, LastRun } from '../records/journal.ts';
+import { isOacError } from '../src/errors.ts';
+import type { Host } from '../src/host/host.ts';
+import { KEYS } from '../src/installation/desired.ts';
+import { RUN_LOG_DIR, type Layout } from '../src/layout.ts';
+
+/** At most this much of a run's events is kept: the end of the run, where a failure is. */
+export const RUN_LOG_MAX_BYTES = 256 * 1024;
+
+export interface RunStart {
+  /** The record held no resource before this run: a first install. */
+  fresh: boolean;
+  /** The program's recorded version before the run. */
+  before: string | null;
+}
+
+export function runStart(journal: Journal): RunStart {
+  return {
+    fresh: Object.keys(journal.snapshot.resources).length === 0,
+    before: programVersion(journal),
+  };
+}
+
+/** Notes the run in the record, when it changed something or failed after writing: whether it
+ *  did (the caller then keeps the run's events: keepRunLog). */
+export async function noteLastRun(
+  journal: Journal,
+  start: RunStart,
+  end: { changed: boolean; error?: unknown },
+): Promise<boolean> {
+  if (!end.changed && end.error === undefined) return false;
+  const after = programVersion(journal);
+  const rolledBack = isOacError(end.error) && end.error.code === 'upgrade_rolled_back';
+  const run: LastRun['run'] = rolledBack
+    ? 'roll back'
+    : start.fresh
+      ? 'install'
+      : start.before !== null && after !== start.before
+        ? 'upgrade'
+        : 'rerun';
+  await journal.setLastRun({
+    at: new Date().toISOString(),
+    run,
+    version: after,
+    from: run === 'upgrade' || run === 'roll back' ? start.before : null,
+    outcome: end.error === undefined ? 'done' : 'failed',
+  });
+  return true;
+}
+
+function programVersion(journal: Journal): string | null {
+  const version = journal.get(KEYS.program)?.props.version;
+  return typeof version === 'string' ? version : null;
+}
+
+/** The run's events as JSON lines, the last RUN_LOG_MAX_BYTES of them, root's alone. */
+export async function keepRunLog(host: Host, names: Layout, lines: readonly string[]) {
+  let kept = 0;
+  let from = lines.length;
+  while (from > 0 && kept + Buffer.byteLength(lines[from - 1] ?? '') <= RUN_LOG_MAX_BYTES)
+    kept += Buffer.byteLength(lines[--from] ?? '');
+  await host.ensureDirectory(RUN_LOG_DIR, 0o700);
+  await host.writeFile(names.lastRunLog, lines.slice(from).join(''), 0o600);
+}

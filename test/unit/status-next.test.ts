@@ -1,0 +1,84 @@
+// OPS-06 (issue #39 item 7): status names what to do next with the exact command, built from
+// what the host records: the repair of a drifted host is the rerun a registered node takes (no
+// token, stdin closed, the recorded Core, ID and checkpoint store), proxy variables by name only;
+// a node Core does not have ready points at the service's log.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { nextSteps, repairLine, type NextInputs } from '../../installer/status-next.ts';
+import type { NodeStatus } from '../../installer/status.ts';
+
+const ID = '3f2c1a9e-6a4b-4c1e-9d2f-0b8a7c6d5e4f';
+const UNIT = `oac-node-${ID}.service`;
+const inputs = (over: Partial<NextInputs['recorded']['inputs']> = {}): NextInputs => ({
+  recorded: {
+    installation_id: ID,
+    core_url: 'https://core.example:8443',
+    inputs: { provider: 'docker', group: 'docker', checkpoint_root: null, ...over },
+    registered_node: 'n-1',
+  },
+  proxyNames: [],
+});
+const judged = (over: Partial<Pick<NodeStatus, 'core' | 'service' | 'node_half'>> = {}) => ({
+  resources: [] as NodeStatus['resources'],
+  core: { state: 'ready' as const },
+  service: { unit: UNIT, enabled: true, active: true },
+  node_half: { state: 'checked' as const },
+  ...over,
+});
+const drifted: NodeStatus['resources'] = [
+  { key: 'unit', kind: 'unit', name: UNIT, ownership: 'owned', state: 'missing' },
+];
+
+test('OPS-06 all well: nothing to do', () => {
+  assert.deepEqual(nextSteps(judged(), inputs()), []);
+});
+
+test('OPS-06 a drifted host: the exact rerun, with the recorded Core, ID and checkpoint store, stdin closed', () => {
+  const steps = nextSteps({ ...judged(), resources: drifted }, inputs());
+  assert.deepEqual(steps, [
+    `Repair the host with: sudo oac-node install --core-url https://core.example:8443 --installation-id ${ID} < /dev/null`,
+  ]);
+  const store = repairLine(inputs({ checkpoint_root: "/srv/o'dd store" }));
+  assert.match(store, / --checkpoint-root '\/srv\/o'\\''dd store' < \/dev\/null$/);
+});
+
+test('OPS-06 SEC-03 a host with saved proxy settings: their names to export, never their values', () => {
+  const o = { ...inputs(), proxyNames: ['https_proxy', 'no_proxy'] };
+  const [line] = nextSteps({ ...judged(), resources: drifted }, o);
+  assert.match(line ?? '', /export https_proxy, no_proxy first/);
+});
+
+test('OPS-06 Core does not have the node ready: the service log, or starting a stopped service', () => {
+  const running = nextSteps(judged({ core: { state: 'disconnected' } }), inputs());
+  assert.deepEqual(running, [
+    `The service runs but Core does not have the node ready; its log says why: sudo journalctl -u ${UNIT} -n 50`,
+  ]);
+  const stopped = nextSteps(
+    judged({ core: { state: 'not ready' }, service: { unit: UNIT, enabled: true, active: false } }),
+    inputs(),
+  );
+  assert.match(stopped[0] ?? '', new RegExp(`sudo systemctl start ${UNIT}`));
+});
+
+test('OPS-06 Core removed the node: uninstall, and nothing else', () => {
+  const steps = nextSteps(
+    { ...judged({ core: { state: 'removed' } }), resources: drifted },
+    inputs(),
+  );
+  assert.deepEqual(steps, [
+    'Core removed this node: remove it from the host with sudo oac-node uninstall',
+  ]);
+});
+
+test('OPS-06 Core unreachable or Docker silent: what to check, each named', () => {
+  const steps = nextSteps(
+    judged({ core: { state: 'unreachable' }, node_half: { state: 'unknown', detail: 'x' } }),
+    { ...inputs(), proxyNames: ['https_proxy'] },
+  );
+  assert.equal(steps.length, 2);
+  assert.match(
+    steps[0] ?? '',
+    /reaches https:\/\/core\.example:8443 \(through the saved https_proxy\)/,
+  );
+  assert.match(steps[1] ?? '', /sudo docker info/);
+});
