@@ -20,8 +20,13 @@ export function isInstallationId(value: unknown): value is InstallationId {
 }
 
 /** The ID from the command line: refused with one line (exit 64) before anything touches the host. */
+export const INSTALLATION_ID_EMPTY =
+  "--installation-id is empty: give the installation's ID, as the line from Web names it";
+
 export function parseInstallationId(value: unknown): InstallationId {
-  if (value === undefined || value === '') throw new UsageError('--installation-id is required');
+  if (value === undefined) throw new UsageError('--installation-id is required');
+  // Issue #39: given, but empty (`--installation-id=`, or a variable that was never set).
+  if (value === '') throw new UsageError(INSTALLATION_ID_EMPTY);
   if (!isInstallationId(value)) throw new UsageError(message('installation_id_invalid'));
   return value;
 }

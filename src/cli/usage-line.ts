@@ -26,6 +26,8 @@ export function usageLine(msg: string, ctx: UsageContext): string {
   if (choice !== null) return choiceLine(choice[1] ?? '', choice[2] ?? '', choice[3] ?? '', ctx);
   if (/^Not enough non-option arguments/.test(msg)) return positionalLine(ctx, 'needs');
   if (/^Too many non-option arguments/.test(msg)) return positionalLine(ctx, 'takes only');
+  const unknown = /^Unknown arguments?: (.+)$/.exec(msg)?.[1];
+  if (unknown !== undefined && !unknown.startsWith('-')) return extraWordLine(unknown, ctx);
   const following = /^Not enough arguments following: ([a-z-]+)$/.exec(msg)?.[1];
   if (following !== undefined) return `--${following} needs a value ${see}`;
   return `${msg.replace(/\s*\n\s*/g, '; ')} ${see}`;
@@ -56,6 +58,21 @@ function positionalLine(ctx: UsageContext, what: 'needs' | 'takes only'): string
   const shown = [words[0] ?? '', ...named].join(' ');
   const args = named.length === 0 ? 'no argument' : named.join(' ');
   return `${words[0] ?? 'The command'} ${what} ${args}: ${PROGRAM} ${shown} ${seeHelp(ctx.command)}`;
+}
+
+/** A word the command does not take: `completion takes one SHELL, not also "zsh"`, `status
+ *  takes options only, not "everything"`. */
+function extraWordLine(words: string, ctx: UsageContext): string {
+  const first = words.split(', ')[0] ?? words;
+  const shown = JSON.stringify(first.slice(0, 40));
+  const positionals = (ctx.usage ?? '').split(' ').slice(1);
+  const command = ctx.command ?? 'The command';
+  const takes =
+    positionals.length === 0
+      ? 'takes options only'
+      : `takes one ${positionals.map((w) => w.replace(/[<>[\]]/g, '').toUpperCase()).join(' ')}`;
+  const also = positionals.length === 0 ? '' : 'also ';
+  return `${command} ${takes}, not ${also}${shown} ${seeHelp(ctx.command)}`;
 }
 
 export interface KnownOptions {
