@@ -29,8 +29,18 @@ export function runStart(journal: Journal): RunStart {
 }
 
 /** Notes the run in the record, when it changed something or failed after writing: whether it
- *  did (the caller then keeps the run's events: keepRunLog). */
+ *  did (the caller then keeps the run's events: keepRunLog). Best effort: a note that cannot be
+ *  written (the disk that failed the run is full) never takes the place of the run's own error
+ *  or outcome. */
 export async function noteLastRun(
+  journal: Journal,
+  start: RunStart,
+  end: { changed: boolean; error?: unknown },
+): Promise<boolean> {
+  return writeLastRun(journal, start, end).catch(() => false);
+}
+
+async function writeLastRun(
   journal: Journal,
   start: RunStart,
   end: { changed: boolean; error?: unknown },

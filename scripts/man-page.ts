@@ -13,8 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { COMMAND_TABLE } from '../src/cli/command-table.ts';
 import { COMMAND_SUMMARIES } from '../src/cli/summaries.ts';
 import { GUIDES, runCli } from '../src/cli/main.ts';
-import { MAN_PAGE_MARK, MAN_VERSION } from '../src/resources/man-page.ts';
-import { VERSION } from '../src/version.ts';
+import { MAN_PAGE_MARK } from '../src/resources/man-page.ts';
 import { JOURNAL_DIR, PATH_COMMAND, PROGRAM_ROOT, RUN_LOG_DIR } from '../src/layout.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,7 +52,9 @@ export async function manPageText(): Promise<string> {
   return [
     MAN_PAGE_MARK,
     `.\\" Generated from the command table by scripts/man-page.ts: do not edit.`,
-    `.TH OAC\\-NODE 1 "" "oac\\-node ${MAN_VERSION}" "oac\\-node"`,
+    // No version in it: an upgrade rolled back leaves the page as it was (the same page,
+    // unless the commands changed: then the next rerun of the older line puts it back).
+    '.TH OAC\\-NODE 1 "" "oac\\-node" "oac\\-node"',
     '.SH NAME',
     'oac\\-node \\- turn a Linux host into a sandbox node of a Core, rerun safely, remove it cleanly',
     '.SH SYNOPSIS',
@@ -107,7 +108,7 @@ function moduleText(page: string): string {
 
 async function main(argv: string[]): Promise<number> {
   const page = await manPageText();
-  const wanted = { module: moduleText(page), doc: page.replaceAll(MAN_VERSION, VERSION) };
+  const wanted = { module: moduleText(page), doc: page };
   if (argv[0] === '--check') {
     let stale = 0;
     for (const [which, path] of Object.entries(MAN_FILES))

@@ -21,8 +21,30 @@ export interface MakeBundleRequest {
   out: string;
   /** Only what this provider's nodes take; default every file of the release. */
   provider?: 'docker' | 'microsandbox';
-  log: (line: string) => void;
+  /** The run's events (issue #39): a step per file downloaded and one for the bundle written,
+   *  with each download's progress, as an install's steps are (src/cli/bundle-output.ts draws
+   *  them on a terminal, or as lines on a pipe). */
+  emit: (event: BundleEvent) => void;
+  /** The steps, told once the manifest names the files and before the first download. */
+  onPlan?: (steps: Array<{ id: string; title: string }>) => void;
 }
+
+/** What a bundle's run says, in the engine's event shapes (docs/automation.md), which its
+ *  renderers take as they are. */
+export type BundleEvent =
+  | { type: 'step-start'; step: string; title: string; phase: string }
+  | {
+      type: 'progress';
+      step: string;
+      file: string;
+      received: number;
+      total: number;
+      phase?: 'start' | 'resuming' | 'restarting' | 'done';
+    }
+  | { type: 'step-done'; step: string; result: { outcome: 'created'; detail: string } };
+
+/** The step that writes the bundle itself. */
+export const WRITE_STEP = 'write';
 
 export interface MadeBundle {
   path: string;
@@ -50,16 +72,39 @@ export async function makeBundle(req: MakeBundleRequest): Promise<MadeBundle> {
   const work = join(dirname(req.out), `.${basename(req.out)}.parts`);
   const owned = await ownWorkDirectory(work);
   if (owned !== 'ok') throw oacError('bundle_work_unsafe', { path: work, reason: owned });
+  req.onPlan?.([
+    ...wanted.map((f) => ({ id: f.name, title: `Download ${f.name}` })),
+    { id: WRITE_STEP, title: `Write ${req.out}` },
+  ]);
   for (const file of wanted) {
-    req.log(`Downloading ${file.name} (${file.size} bytes)`);
+    const step = file.name;
+    req.emit({ type: 'step-start', step, title: `Download ${file.name}`, phase: step });
     await downloadFile({
       url: new URL(`/node-files/${manifest.release}/${file.name}`, req.consoleUrl),
       dest: join(work, file.name),
       size: file.size,
       sha256: file.sha256,
       dispatcher: sharedDispatcher(env),
+      onProgress: (p) => {
+        if (p.phase === 'verifying') return;
+        const received = p.phase === 'resuming' ? p.resumedFrom : p.received;
+        const moved = {
+          type: 'progress' as const,
+          step,
+          file: file.name,
+          received,
+          total: file.size,
+        };
+        req.emit(p.phase === 'progress' ? moved : { ...moved, phase: p.phase });
+      },
+    });
+    req.emit({
+      type: 'step-done',
+      step,
+      result: { outcome: 'created', detail: `${step}, verified` },
     });
   }
+  req.emit({ type: 'step-start', step: WRITE_STEP, title: `Write ${req.out}`, phase: WRITE_STEP });
   // The console's bytes as they are: their SHA-256 is what the host's command names.
   const manifestPath = join(work, BUNDLE_MANIFEST);
   await writeFileAtomic(manifestPath, bytes, 0o600);
@@ -75,6 +120,11 @@ export async function makeBundle(req: MakeBundleRequest): Promise<MadeBundle> {
   const mtime = Math.floor(Date.parse(manifest.created_at) / 1000);
   const size = await writeBundle(req.out, entries, Number.isFinite(mtime) ? mtime : 0);
   await removeTree(work);
+  req.emit({
+    type: 'step-done',
+    step: WRITE_STEP,
+    result: { outcome: 'created', detail: `${req.out}, ${wanted.length + 1} entries` },
+  });
   return {
     path: req.out,
     release: manifest.release,

@@ -2,15 +2,54 @@
 // person, or with --json one document (docs/schema/bundle.json, issue #39 item 10) for a script
 // that checks the copy with the bundle's SHA-256 and hands the manifest's to `oac-node command`.
 import { BUNDLE_INSTALLER, BUNDLE_MANIFEST, readBundle } from '../bundle/bundle.ts';
-import type { MadeBundle } from '../bundle/make-bundle.ts';
+import { makeBundle, type MadeBundle, type MakeBundleRequest } from '../bundle/make-bundle.ts';
 import { openBundleFile, sha256OfEntry } from '../host/bundle-file.ts';
 import { printable } from '../ui/printable.ts';
+import type { EngineEvent } from '../core/events.ts';
+import { listrView, type ListrView } from '../ui/listr-renderer.ts';
+import { plainRenderer } from '../ui/render-events.ts';
 import { JSON_FORMAT, documentLine } from './json-contract.ts';
 import type { BundleDocument } from './json-schemas.ts';
 
-/** Each download's line, on stderr (with --json too: stdout is the document alone). */
-export function madeLog(line: string): void {
-  process.stderr.write(`${printable(line)}\n`);
+export interface BundleScreen {
+  emit: (event: EngineEvent) => void;
+  onPlan: (steps: Array<{ id: string; title: string }>) => void;
+  /** The run's result, once the screen shows how it ended. */
+  around: <T>(work: Promise<T>) => Promise<T>;
+}
+
+/** `bundle`'s work, shown as it goes (bundleScreen). */
+export function makeBundleShown(
+  req: Omit<MakeBundleRequest, 'emit' | 'onPlan'>,
+  json: boolean,
+): Promise<MadeBundle> {
+  const screen = bundleScreen(json);
+  return screen.around(makeBundle({ ...req, emit: screen.emit, onPlan: screen.onPlan }));
+}
+
+/** The bundle's steps as an install's are drawn (issue #39): listr2 rows on a terminal, one per
+ *  file with its bytes, rate and time left, then the bundle written; otherwise plain lines on
+ *  stderr (with --json too: stdout is the document alone). */
+export function bundleScreen(json: boolean): BundleScreen {
+  const live = !json && process.stdout.isTTY === true;
+  const plain = plainRenderer((text) => process.stderr.write(text), false);
+  let view: ListrView | undefined;
+  return {
+    emit: (event) => (view === undefined ? plain(event) : view.emit(event)),
+    onPlan: (steps) => {
+      if (live) view = listrView(steps);
+    },
+    around: async (work) => {
+      try {
+        const result = await work;
+        await view?.finish();
+        return result;
+      } catch (error) {
+        await view?.finish(error);
+        throw error;
+      }
+    },
+  };
 }
 
 /** What `bundle` prints on stdout: the lines, or with --json the document. */

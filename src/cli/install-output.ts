@@ -54,14 +54,15 @@ export async function runInstall(
   };
   // OPS-03: the first Ctrl-C, SIGTERM or SIGHUP stops the run at a step boundary.
   const interruption = interruptOnSignals();
-  const keep = () => (lastRun.noted ? keepRunLog(request, logged) : undefined);
+  const keep = (failed: boolean) =>
+    lastRun.noted ? keepRunLog(request, logged, failed) : undefined;
   const result = await install({ ...request, signal: interruption.signal, lastRun }, emit)
     .catch(async (error: unknown) => {
       await view?.finish(error);
       // OPS-02: --json ends with the failure's code and hint as an event of its own.
       if (flags.json) jsonRenderer(write)(errorEvent(error));
       log(errorEvent(error));
-      await keep();
+      await keep(true);
       throw error;
     })
     .finally(() => interruption.release());
@@ -69,7 +70,7 @@ export async function runInstall(
   if (flags.planOut !== undefined) await savePlan(flags.planOut, result, shown);
   const summary = summaryOf(request.installationId, result);
   log(summary);
-  await keep();
+  await keep(false);
   if (flags.json) jsonRenderer(write)(summary);
   else if (dryRun) {
     write(result.report.changed ? 'Changes would be made.\n' : 'Nothing would change.\n');
@@ -91,12 +92,16 @@ export async function runInstall(
 async function keepRunLog(
   request: { root: string; installationId: InstallationId },
   lines: string[],
+  failed: boolean,
 ) {
   const host = new Host(request.root);
   await keepLastRunLog(host, layout(request.installationId), lines).catch((error: unknown) =>
-    process.stderr.write(
-      `${printable(`oac-node: the run's events could not be kept in ${layout(request.installationId).lastRunLog}: ${error instanceof Error ? error.message : String(error)}`)}\n`,
-    ),
+    // A failed run's own line is the one to read (the disk that failed it may be this one).
+    failed
+      ? undefined
+      : process.stderr.write(
+          `${printable(`oac-node: the run's events could not be kept in ${layout(request.installationId).lastRunLog}: ${error instanceof Error ? error.message : String(error)}`)}\n`,
+        ),
   );
 }
 

@@ -16,6 +16,20 @@ import { jsonRenderer, plainRenderer } from '../ui/render-events.ts';
 import { startEvent } from './json-contract.ts';
 import { errorEvent } from './error-event.ts';
 import { interruptOnSignals } from './interrupt.ts';
+import { listrView } from '../ui/listr-renderer.ts';
+
+/** What a terminal shows of an uninstall, in the order it removes (the resources' groups, the
+ *  reverse of the install's: installer/install.ts INSTALL_PHASES). */
+export const UNINSTALL_PHASES = [
+  { id: 'service', title: 'Stop and disable the node service' },
+  { id: 'unit', title: 'Service unit' },
+  { id: 'proxy-settings', title: 'Proxy settings' },
+  { id: 'prepare', title: "The node's files, Runtime, network and store (as oac-node)" },
+  { id: 'program', title: 'Node program, the command on PATH and the manual page' },
+  { id: 'home', title: 'Home /var/lib/oac-node' },
+  { id: 'group', title: 'Provider group' },
+  { id: 'account', title: 'Service account oac-node, then the record' },
+];
 
 /** An uninstall (or `apply` of a saved uninstall plan) with its output. */
 export async function runUninstallWith(
@@ -24,22 +38,31 @@ export async function runUninstallWith(
 ): Promise<void> {
   const write = (text: string) => process.stdout.write(text);
   const dryRun = request.dryRun;
+  // Issue #39: on a terminal the uninstall is drawn as the install is (listr2 rows, one per
+  // group of steps); on a pipe, with --json, --quiet or a dry run, plain lines or events.
+  const live = !flags.json && !dryRun && flags.quiet !== true && process.stdout.isTTY;
+  const view = live ? listrView(UNINSTALL_PHASES) : undefined;
   const render = flags.json
     ? jsonRenderer(write)
     : plainRenderer(write, dryRun, Date.now, flags.quiet === true);
   const shown: EngineEvent[] = [];
   const emit = (event: EngineEvent) => {
     if (flags.planOut !== undefined) shown.push(event);
-    render(event);
+    if (view === undefined) return render(event);
+    // A step named as its group starts it under the uninstall's title, not the install's.
+    const phase = UNINSTALL_PHASES.find((p) => event.type === 'step-start' && p.id === event.step);
+    view.emit(phase === undefined ? event : ({ ...event, title: phase.title } as EngineEvent));
   };
   if (flags.json) jsonRenderer(write)(startEvent('uninstall', dryRun));
   const interruption = interruptOnSignals();
   const result = await uninstall({ ...request, signal: interruption.signal }, emit)
-    .catch((error: unknown) => {
+    .catch(async (error: unknown) => {
+      await view?.finish(error);
       if (flags.json) jsonRenderer(write)(errorEvent(error));
       throw error;
     })
     .finally(interruption.release);
+  await view?.finish();
   const { report, kept } = result;
   if (flags.planOut !== undefined) {
     if (result.plan === undefined) throw new Error('a dry run with --plan-out returns its plan');

@@ -19,8 +19,9 @@ export function renderUnit({ layout, coreUrl, provider, checkpointRoot }: UnitIn
   return [
     '[Unit]',
     `Description=oac-node: sandbox node of Core ${coreUrl} (installation ${layout.id})`,
-    // Issue #39: `systemctl status` names the manual page the install puts beside the program.
-    'Documentation=man:oac-node(1)',
+    // Issue #39: `systemctl status` names the manual page the install puts beside the program;
+    // as a file: `systemd-analyze verify` runs man(1) for a man: URL, which minimal hosts lack.
+    'Documentation=file:/usr/local/share/man/man1/oac-node.1',
     'After=network-online.target' + (provider === 'docker' ? ' docker.service' : ''),
     'Wants=network-online.target',
     '',

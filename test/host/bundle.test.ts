@@ -50,7 +50,7 @@ before(async () => {
     consoleUrl: core.console_url,
     release: release.release,
     out: bundlePath,
-    log: () => {},
+    emit: () => {},
   }));
 });
 after(async () => {
@@ -137,7 +137,7 @@ test('OFFLINE-01 a cut or foreign file is no bundle; a docker-only bundle lacks 
     release: release.release,
     out: slim,
     provider: 'docker',
-    log: () => {},
+    emit: () => {},
   });
   await withBundle(slim, (b) =>
     verifyBundle(b, { manifestSha256, release: release.release }, 'docker'),
@@ -235,13 +235,13 @@ test('OFFLINE-01 oac-node bundle refuses a work directory another user planted b
   await mkdir(work, { mode: 0o700 });
   await chown(work, 65534, 65534);
   await assert.rejects(
-    makeBundle({ consoleUrl: core.console_url, release: release.release, out, log: () => {} }),
+    makeBundle({ consoleUrl: core.console_url, release: release.release, out, emit: () => {} }),
     (e: unknown) => codeOf(e) === 'bundle_work_unsafe' && /another user owns it/.test(String(e)),
   );
   await chown(work, 0, 0);
   await chmod(work, 0o777);
   await assert.rejects(
-    makeBundle({ consoleUrl: core.console_url, release: release.release, out, log: () => {} }),
+    makeBundle({ consoleUrl: core.console_url, release: release.release, out, emit: () => {} }),
     (e: unknown) =>
       codeOf(e) === 'bundle_work_unsafe' && /its mode is 0777, not 0700/.test(String(e)),
   );

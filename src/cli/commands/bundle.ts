@@ -1,13 +1,12 @@
 import { COMMAND_SUMMARIES } from '../summaries.ts';
 import type { Argv, CommandModule } from 'yargs';
 import { resolve } from 'node:path';
-import { makeBundle } from '../../bundle/make-bundle.ts';
 import { EXIT, UsageError } from '../../errors.ts';
 import { pathArg } from '../options.ts';
 import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
 import { releaseIdSchema } from '../../net/release-manifest.ts';
 import { parseServiceUrl } from '../../net/url-policy.ts';
-import { madeLog, madeOutput } from '../bundle-output.ts';
+import { makeBundleShown, madeOutput } from '../bundle-output.ts';
 import { documentOption } from '../json-contract.ts';
 import { comment } from '../examples.ts';
 
@@ -68,13 +67,9 @@ export const bundleCommand: CommandModule<object, BundleArgs> = {
       );
     if (argv['core-pin'] !== undefined)
       pinOrigin(consoleUrl.origin, parseCorePin(argv['core-pin'], consoleUrl.origin));
-    const made = await makeBundle({
-      consoleUrl: consoleUrl.href,
-      release: argv.release,
-      out,
-      ...(argv.provider === undefined ? {} : { provider: argv.provider }),
-      log: madeLog,
-    });
+    const request = { consoleUrl: consoleUrl.href, release: argv.release, out };
+    const provider = argv.provider === undefined ? {} : { provider: argv.provider };
+    const made = await makeBundleShown({ ...request, ...provider }, argv.json);
     process.stdout.write(await madeOutput(made, argv.json));
   },
 };
