@@ -120,13 +120,20 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
         await recordRegisteredNode(ctx);
         await journal.saveDigests();
       });
-    if (!req.dryRun) noted(req, await noteLastRun(journal, start, { changed: report.changed }));
     const provider = ctx.configuration?.provider;
     if (req.dryRun)
       return { report, provider, ...(run.plan === undefined ? {} : { plan: run.plan }) };
     // ENR-04: until Core lists the node ready (at once after an upgrade's settling step).
     emit(readyStart());
-    const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal);
+    const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal).catch(
+      async (error: unknown) => {
+        // A run that changed the host and then did not see it ready failed (a rerun that
+        // changed nothing writes nothing: RERUN-01).
+        if (report.changed) noted(req, await noteLastRun(journal, start, { changed: true, error }));
+        throw error;
+      },
+    );
+    noted(req, await noteLastRun(journal, start, { changed: report.changed }));
     return { report, nodeId, provider };
   });
 }

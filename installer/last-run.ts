@@ -7,9 +7,11 @@
 // credential and no proxy password (SEC-03).
 import type { Journal, LastRun } from '../records/journal.ts';
 import { isOacError } from '../src/errors.ts';
+import { oacError } from '../src/messages.ts';
 import type { Host } from '../src/host/host.ts';
 import { KEYS } from '../src/installation/desired.ts';
 import { RUN_LOG_DIR, type Layout } from '../src/layout.ts';
+import { VERSION, compareVersions } from '../src/version.ts';
 
 /** At most this much of a run's events is kept: the end of the run, where a failure is. */
 export const RUN_LOG_MAX_BYTES = 256 * 1024;
@@ -48,18 +50,25 @@ async function writeLastRun(
   if (!end.changed && end.error === undefined) return false;
   const after = programVersion(journal);
   const rolledBack = isOacError(end.error) && end.error.code === 'upgrade_rolled_back';
+  const moved = start.before !== null && after !== null && after !== start.before;
   const run: LastRun['run'] = rolledBack
     ? 'roll back'
     : start.fresh
       ? 'install'
-      : start.before !== null && after !== start.before
-        ? 'upgrade'
+      : moved
+        ? (compareVersions(after, start.before ?? after) ?? 1) < 0
+          ? 'downgrade'
+          : 'upgrade'
         : 'rerun';
+  // A roll back put the kept program back: the version it replaced is the one this run tried
+  // (this installer's own, the program it installs).
+  const from =
+    run === 'roll back' ? VERSION : run === 'upgrade' || run === 'downgrade' ? start.before : null;
   await journal.setLastRun({
     at: new Date().toISOString(),
     run,
     version: after,
-    from: run === 'upgrade' || run === 'roll back' ? start.before : null,
+    from,
     outcome: end.error === undefined ? 'done' : 'failed',
   });
   return true;
@@ -77,5 +86,12 @@ export async function keepRunLog(host: Host, names: Layout, lines: readonly stri
   while (from > 0 && kept + Buffer.byteLength(lines[from - 1] ?? '') <= RUN_LOG_MAX_BYTES)
     kept += Buffer.byteLength(lines[--from] ?? '');
   await host.ensureDirectory(RUN_LOG_DIR, 0o700);
-  await host.writeFile(names.lastRunLog, lines.slice(from).join(''), 0o600);
+  // Made by someone else before (on some systems /var/log is a group's to write), a link, or
+  // open to others: whoever could write it could swap what status tells root to read.
+  const dir = await host.lstat(RUN_LOG_DIR);
+  if (dir?.isDirectory() !== true || dir.uid !== 0 || (dir.mode & 0o022) !== 0)
+    throw oacError('run_log_unsafe', { path: RUN_LOG_DIR });
+  // The last line whole, however long: the end of the run is the part to keep.
+  const tail = lines.slice(Math.min(from, Math.max(lines.length - 1, 0))).join('');
+  await host.writeFile(names.lastRunLog, tail, 0o600);
 }

@@ -6,6 +6,7 @@
 import type { JournalData } from '../records/journal.ts';
 import type { NodeStatus } from './status.ts';
 import { shQuote } from './one-liner.ts';
+import { KEYS } from '../src/installation/desired.ts';
 
 export interface NextInputs {
   recorded: Pick<JournalData, 'installation_id' | 'core_url' | 'inputs' | 'registered_node'>;
@@ -15,18 +16,24 @@ export interface NextInputs {
 
 type Judged = Pick<NodeStatus, 'resources' | 'core' | 'service' | 'node_half'>;
 
+/** The line from Web again: for a node that never registered (a rerun needs a token), and for a
+ *  program or command on PATH that is not the installed one (the repair must not run it). */
+const FRESH_LINE = 'copy the line from Web (Nodes → Add node) and paste it here again';
+const PROGRAM_KEYS: ReadonlySet<string> = new Set([KEYS.program, KEYS.pathCommand]);
+
 /** One line per thing to do, most useful first; empty when all is well. */
 export function nextSteps(s: Judged, o: NextInputs): string[] {
   const unit = s.service.unit;
   const logs = `sudo journalctl -u ${unit} -n 50`;
-  const steps: string[] = [];
   if (s.core.state === 'removed')
     return [`Core removed this node: remove it from the host with sudo oac-node uninstall`];
-  if (s.resources.some((r) => r.state !== 'present')) steps.push(repairLine(o));
-  if (s.core.state === 'not registered')
-    steps.push(
-      'The node is not registered: copy a fresh line from Web (Nodes → Add node) and paste it here',
-    );
+  const registered = s.core.state !== 'not registered' && o.recorded.registered_node !== null;
+  const drifted = s.resources.filter((r) => r.state !== 'present');
+  const steps: string[] = [];
+  if (!registered) steps.push(`The node is not registered: ${FRESH_LINE}`);
+  else if (drifted.some((r) => PROGRAM_KEYS.has(r.key)))
+    steps.push(`The program here is not the installed one: to repair the host, ${FRESH_LINE}`);
+  else if (drifted.length > 0) steps.push(...repairLines(o));
   if (s.core.state === 'disconnected' || s.core.state === 'not ready')
     steps.push(
       s.service.active
@@ -37,29 +44,37 @@ export function nextSteps(s: Judged, o: NextInputs): string[] {
     steps.push(
       `Core could not be asked: check that this host reaches ${o.recorded.core_url}${proxies(o)}; the service's log: ${logs}`,
     );
-  if (s.node_half.state === 'unknown')
-    steps.push('The node half was not checked: see that Docker answers (sudo docker info)');
+  // The node half's own reason is in the problems; what to look at, where it is the provider.
+  const askedCore = registered && s.core.state !== 'unreachable' && s.core.state !== 'unknown';
+  if (s.node_half.state === 'unknown' && askedCore)
+    steps.push(
+      o.recorded.inputs.provider === 'microsandbox'
+        ? 'The node half was not checked: see that /dev/kvm is there (ls -l /dev/kvm)'
+        : 'The node half was not checked: see that Docker answers (sudo docker info)',
+    );
   return steps;
 }
 
-/** The install command a rerun of this node takes, as the record has it. */
-export function repairLine(o: NextInputs): string {
+/** The install command a rerun of this registered node takes, as the record has it. With saved
+ *  proxy settings it runs in a root shell with them exported: sudo would drop them (env_reset),
+ *  and a rerun without them removes the node's proxy file. Their values are never printed. */
+export function repairLines(o: NextInputs): string[] {
   const r = o.recorded;
   const words = [
-    'sudo oac-node install',
+    'oac-node install',
     `--core-url ${word(r.core_url)}`,
     `--installation-id ${word(r.installation_id)}`,
     ...(r.inputs.checkpoint_root === null
       ? []
       : [`--checkpoint-root ${word(r.inputs.checkpoint_root)}`]),
   ];
-  // A registered node needs no token; one that never registered needs Web's fresh line.
+  // A registered node needs no token: stdin closed, so nothing waits for one.
   const command = `${words.join(' ')} < /dev/null`;
-  const proxy =
-    o.proxyNames.length === 0
-      ? ''
-      : ` (export ${o.proxyNames.join(', ')} first, as at install: the rerun saves the proxy settings it is given)`;
-  return `Repair the host with: ${command}${proxy}`;
+  if (o.proxyNames.length === 0) return [`Repair the host with: sudo ${command}`];
+  return [
+    `Repair the host in a root shell (sudo -i), with ${o.proxyNames.join(', ')} exported as at install:`,
+    `  ${command}`,
+  ];
 }
 
 function proxies(o: NextInputs): string {

@@ -41,7 +41,7 @@ export type JournalInputs = z.infer<typeof inputs>;
 
 export const lastRunSchema = z.object({
   at: z.string(),
-  run: z.enum(['install', 'rerun', 'upgrade', 'roll back']),
+  run: z.enum(['install', 'rerun', 'upgrade', 'downgrade', 'roll back']),
   /** The program's version after the run (what the service runs). */
   version: z.string().nullable(),
   /** Before an upgrade or a roll back: the version it replaced. */

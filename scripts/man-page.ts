@@ -86,7 +86,7 @@ export async function manPageText(): Promise<string> {
     '.SH SEE ALSO',
     '.BR systemctl (1),',
     '.BR journalctl (1).',
-    "The guides, in oac\\-node's source and beside each release:",
+    "The guides, in docs/ of oac\\-node's source:",
     '.PP',
     '.nf',
     ...GUIDES.split('\n')

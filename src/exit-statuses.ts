@@ -41,7 +41,8 @@ const COMMANDS: readonly ExitSource[] = [
   'version',
 ];
 
-const DRY_RUNS: readonly ExitSource[] = ['install', 'uninstall', 'apply', 'show-plan'];
+// Not apply: it applies a saved plan (never a dry run), so it never ends with 2.
+const DRY_RUNS: readonly ExitSource[] = ['install', 'uninstall', 'show-plan'];
 const LINE: readonly ExitSource[] = ['the pasted line'];
 
 export const EXIT_TABLE: readonly ExitRow[] = [
@@ -87,13 +88,13 @@ export const EXIT_TABLE: readonly ExitRow[] = [
     status: EXIT.notChecked,
     who: ['status'],
     meaning:
-      'the host matches its record, but something could not be checked: Core (unreachable, or its answer unusable) or the node half (Docker not answering)',
+      'the host matches its record, but something could not be checked: Core (unreachable, or its answer unusable) or the node half (the node not registered, Docker not answering)',
   },
   {
     status: EXIT.notReady,
     who: ['status'],
     meaning:
-      'Core removed the node, or has it not registered, disconnected or not ready while the host matches its record',
+      'Core removed the node, or has it disconnected or not ready while the host matches its record',
   },
   {
     status: EXIT.usage,

@@ -123,6 +123,10 @@ export const MESSAGES = {
     message: 'Node installation and removal require root',
     hint: 'Run the command from Web as it is: it uses sudo, or run it in a root shell.',
   },
+  run_log_unsafe: {
+    message: "The run's events are not kept: {path} is not a directory of root's alone",
+    hint: 'Remove it, or make it root:root 0700; the next run that changes the host keeps them there.',
+  },
   stdout_unwritable: {
     message: 'Standard output cannot be written ({reason})',
   },
@@ -424,7 +428,7 @@ export const MESSAGES = {
   },
   nothing_installed: {
     message: 'This host records no installation of oac-node',
-    hint: "Install one with the line from Core's console. Files an installation left without a record are named by its ID: sudo oac-node uninstall --installation-id ID",
+    hint: 'Add a node with the line from Web (Nodes → Add node); one removed with uninstall --force may still be listed there. Files an installation left without a record are named by its ID: sudo oac-node uninstall --installation-id ID',
   },
   installation_id_invalid: {
     message:
@@ -542,7 +546,7 @@ export const MESSAGES = {
   },
   not_installed: {
     message: 'No node of installation {id} is recorded on this host',
-    hint: 'Check the installation ID (sudo ls /etc/oac-node), or add the node with the install command.',
+    hint: 'Check the installation ID (sudo ls /etc/oac-node). One removed with uninstall --force may still be listed in Web: remove it there (Nodes).',
   },
   identity_unreadable: {
     message: 'The node identity {path} is damaged; restore the state directory from its backup',

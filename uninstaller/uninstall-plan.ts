@@ -229,8 +229,16 @@ async function keptAlways(host: Host, names: Layout, journal: Journal): Promise<
       `the shared checkpoint store ${shared} (it was mounted for the node, not made by it)`,
     );
   for (const dir of await bootstrapDirs(host))
-    lines.push(`the downloaded installers in ${dir}: remove them with sudo rm -rf ${dir}`);
+    lines.push(
+      `the downloaded installers in ${dir}: remove them with sudo rm -rf ${shellWord(dir)}`,
+    );
   return lines;
+}
+
+/** A path as one shell word: bare when it is plain, single-quoted otherwise (a home directory
+ *  with a space must not make `rm -rf` remove two other trees). */
+function shellWord(path: string): string {
+  return /^[A-Za-z0-9._/@%+=,:-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 /** Issue #39: the pasted line's kept installers, where they are: in root's home and in the home

@@ -44,10 +44,12 @@ _oac_node() {
     return
   fi
   if [ "$prev" = ${ID_OPTION} ]; then
-    local ids=(${RECORDS}/*.json)
-    [ -e "\${ids[0]}" ] || ids=()
-    ids=("\${ids[@]##*/}")
-    COMPREPLY=($(compgen -W "\${ids[*]%.json}" -- "$cur"))
+    # Names matched here, never handed to compgen -W (which would expand $(…) in a name).
+    local f
+    for f in ${RECORDS}/*.json; do
+      f=\${f##*/}; f=\${f%.json}
+      [[ $f =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ && $f == "$cur"* ]] && COMPREPLY+=("$f")
+    done
     return
   fi
   # A word that is no option: the command's argument (a file, a shell) or an option's value,
@@ -81,7 +83,7 @@ _oac_node() {
   if [[ \${words[CURRENT-1]} == ${ID_OPTION} ]]; then
     local -a ids
     ids=(${RECORDS}/*.json(N:t:r))
-    compadd -- $ids
+    compadd -- \${ids:#*[^A-Za-z0-9._-]*}
     return
   fi
   if [[ \${words[CURRENT]} == -* ]]; then
@@ -115,6 +117,6 @@ complete -c oac-node -l no-color
 ${options.join('\n')}
 complete -c oac-node -n '${seen(words(spec.fileArguments))}' -F
 complete -c oac-node -n '${seen('completion')}' -a '${words(spec.shells)}'
-complete -c oac-node -n '__fish_seen_argument -l ${ID_OPTION.slice(2)}' -x -a '(path basename -E .json ${RECORDS}/*.json 2>/dev/null)'
+complete -c oac-node -n '__fish_seen_argument -l ${ID_OPTION.slice(2)}' -x -a '(for f in ${RECORDS}/*.json; basename $f .json; end 2>/dev/null | string match -r "^[A-Za-z0-9][A-Za-z0-9._-]*\\$")'
 `;
 }

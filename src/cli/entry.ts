@@ -11,8 +11,8 @@ declare const OAC_BUILT_HELP: string | undefined;
 const builtHelp = typeof OAC_BUILT_HELP === 'string' ? OAC_BUILT_HELP : undefined;
 
 /** Issue #39: standard output that cannot be written (a full disk, a file opened read-only) ends
- *  the run in one line naming why, exit 1, not a stack (74, EX_IOERR, is the pasted line's own:
- *  docs/automation.md). A reader that went away (EPIPE: `| head`) is no failure of the run: it
+ *  the run in one line naming why, exit 1 (a failure, as the exit-status table says:
+ *  src/exit-statuses.ts), not a stack. A reader that went away (EPIPE: `| head`) is no failure of the run: it
  *  goes on to its own end and status. A command that stops on its own (the node half stops at a
  *  step boundary: src/cli/commands/prepare.ts) listens itself, and is left to it. */
 function onUnwritableStdout(error: NodeJS.ErrnoException): void {

@@ -4,6 +4,7 @@
 // The documents of `status`, `bundle` and `command --json` carry the same `format` (issue #39
 // item 10); docs/schema/ publishes each, open to fields added within it (src/cli/json-schemas.ts).
 import { VERSION } from '../version.ts';
+import { Redactor } from '../redact.ts';
 import { printableJson } from '../ui/printable.ts';
 import type { CommandDocument } from './json-schemas.ts';
 
@@ -35,4 +36,12 @@ export function commandDocument(uninstall: boolean, printed: string): CommandDoc
 /** One document as `--json` prints it: one line. */
 export function documentLine(document: object): string {
   return `${printableJson(document)}\n`;
+}
+
+/** `command --json`'s document: escaped as every document is, but not masked. The line is the
+ *  command's whole answer and carries the token by design (as its text does); masking a proxy
+ *  password that happens to occur in it (`sudo`) would print a line that is not the one to paste
+ *  (SEC-03's one exception: docs/security.md). */
+export function commandDocumentLine(uninstall: boolean, printed: string): string {
+  return `${printableJson(commandDocument(uninstall, printed), new Redactor())}\n`;
 }

@@ -226,9 +226,13 @@ export const STATUS_DOCUMENT = z.strictObject({
   last_run: z
     .strictObject({
       at: text.describe('When it ended (ISO 8601, UTC)'),
-      run: z.enum(['install', 'rerun', 'upgrade', 'roll back']),
+      run: z.enum(['install', 'rerun', 'upgrade', 'downgrade', 'roll back']),
       version: text.nullable().describe("The program's version after it"),
-      from: text.nullable().describe('The version an upgrade or a roll back replaced'),
+      from: text
+        .nullable()
+        .describe(
+          'The version it replaced: before an upgrade or a downgrade; the one a roll back undid',
+        ),
       outcome: z.enum(['done', 'failed']),
     })
     .nullable()

@@ -43,15 +43,19 @@ const COMMANDS = new Set(COMMAND_TABLE.map((c) => c.name));
  */
 export function normaliseArgs(args: string[]): string[] {
   const first = args[0];
+  // The first word that is no option (global options such as --no-color may come before it).
+  const at = args.findIndex((a, i) => !a.startsWith('-') && args[i - 1] !== '--root');
+  const word = at < 0 ? undefined : args[at];
   // `--version --json`: the version command's document (issue #39 item 6).
-  if (
-    args.length === 2 &&
-    args.includes('--json') &&
-    args.some((a) => a === '--version' || a === '-V')
-  )
-    return ['version', '--json'];
+  const version = (a: string) => a === '--version' || a === '-V';
+  if (word === undefined && args.includes('--json') && args.some(version))
+    return ['version', ...args.filter((a) => !version(a))];
   // `oac-node help install` as git and kubectl take it: that command's --help.
-  if (first === 'help') return args[1] === undefined ? ['--help'] : [args[1], '--help'];
+  if (word === 'help') {
+    const named = args[at + 1];
+    const before = args.slice(0, at);
+    return named === undefined ? [...before, '--help'] : [...before, named, '--help'];
+  }
   if (!args.includes('--uninstall')) return args;
   if (first !== undefined && COMMANDS.has(first) && first !== 'install') return args;
   const rest = first === 'install' ? args.slice(1) : args;
@@ -99,9 +103,9 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-// Where each task is explained (the repository's docs/, shipped beside every release).
+// Where each task is explained: the repository's docs/, and on a node the manual page.
 export const GUIDES = [
-  'Guides:',
+  "Guides (docs/ in oac-node's source; on a node: man oac-node):",
   ...[
     ['add, rerun or remove a node', 'docs/operator-guide.md'],
     ['the line from Web, step by step', 'docs/one-line-command.md'],
@@ -203,7 +207,7 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
         if (err !== undefined) throw err;
         throw new UsageError(usageLine(msg ?? 'invalid arguments', ctx));
       })
-      // Where each task is explained (the repository's docs/, shipped beside every release).
+      // Where each task is explained: the repository's docs/, and on a node the manual page.
       .epilog(GUIDES)
       .help()
       // -h and -V, as most command lines take them (issue #25).

@@ -33,7 +33,8 @@ export function renderStatus(s: NodeStatus): string {
       `${s.problems.length === 1 ? '1 problem' : `${s.problems.length} problems`}:`,
       ...s.problems.map((p) => `  - ${p}`),
     );
-  if (s.next.length > 0) lines.push('Next:', ...s.next.map((n) => `  - ${n}`));
+  if (s.next.length > 0)
+    lines.push('Next:', ...s.next.map((n) => (n.startsWith('  ') ? `  ${n}` : `  - ${n}`)));
   // Names and details come from the record, the node's files and Core (SEC-03, SEC-09).
   return `${lines.map((line) => printable(forOperator(line))).join('\n')}\n`;
 }

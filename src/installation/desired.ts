@@ -223,6 +223,7 @@ function rootHead(layout: Layout, shape: Shape): RootResource[] {
       mode: 0o644,
       mark: MAN_PAGE_MARK,
       parentPlanned: true,
+      optional: true,
     },
   ];
 }

@@ -61,8 +61,9 @@ export const installationRecordDriver: Driver<
       return { outcome: 'kept', detail: action.detail };
     }
     await forgetUnit(host, r.unit);
-    await host.unlinkFile(layout.lastRunLog);
-    await host.removeEmptyDirectory(RUN_LOG_DIR);
+    // Not a directory there (someone else's file): nothing of ours to take away with the record.
+    await host.unlinkFile(layout.lastRunLog).catch(notADirectory);
+    await host.removeEmptyDirectory(RUN_LOG_DIR).catch(notADirectory);
     await host.unlinkFile(r.path);
     await host.removeEmptyDirectory(JOURNAL_DIR);
     return { outcome: 'removed', detail: action.detail.replace(/^remove /, '') };
@@ -78,6 +79,11 @@ export const installationRecordKind = defineKind({
   actual: INSTALLATION_RECORD_ACTUAL,
   name: (r) => `the record ${r.path}`,
 });
+
+function notADirectory(error: unknown): undefined {
+  if ((error as { code?: string }).code === 'ENOTDIR') return undefined;
+  throw error;
+}
 
 async function isEmptyDirectory(host: Host, path: string): Promise<boolean> {
   return (await host.listDirectory(path))?.length === 0;

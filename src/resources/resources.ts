@@ -99,6 +99,9 @@ export const FILE_RESOURCE = z.strictObject({
   /** A marked file whose directory is a step of the same plan (the manual page's): its
    *  directory missing is no refusal, the step before makes it. */
   parentPlanned: z.literal(true).optional(),
+  /** Good to have, not needed (the manual page): what would refuse it (someone else's file in
+   *  its place, no directory for it) leaves it out instead of refusing the run. */
+  optional: z.literal(true).optional(),
 });
 export type FileResource = z.infer<typeof FILE_RESOURCE>;
 

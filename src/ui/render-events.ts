@@ -6,6 +6,7 @@ import type { EngineEvent } from '../core/events.ts';
 import { printable, printableJson } from './printable.ts';
 import { TransferClock, describeWait } from './progress-text.ts';
 import { paintStepWord } from './colour.ts';
+import { forOperator } from './operator-shell.ts';
 
 export type Write = (text: string) => void;
 
@@ -14,7 +15,8 @@ const PROGRESS_EVERY_MS = 5000;
 const WAITING_EVERY_MS = 15_000;
 
 export function jsonRenderer(write: Write): (event: EngineEvent | Record<string, unknown>) => void {
-  return (event) => write(`${printableJson(event)}\n`);
+  // Hints and commands as the text says them (no sudo in a root shell: ./operator-shell.ts).
+  return (event) => write(`${forOperator(printableJson(event))}\n`);
 }
 
 /** `quiet` (--quiet): only what changes (or would), no progress, waits or notes. */

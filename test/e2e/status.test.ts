@@ -71,7 +71,12 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
       [['node:runtime', 'missing']],
     );
     assert.match(noImage.body.problems.join('\n'), /^node Runtime image: download \S+ and load /m);
-    const reloaded = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 300_000 });
+    // OPS-06 (issue #39 item 7): status names the exact repair, which needs no token; run as it
+    // is printed, it loads the image again.
+    const told = await host.exec(status);
+    const repair = /^ {2}- Repair the host with: (.+)$/m.exec(told.stdout)?.[1] ?? '';
+    assert.match(repair, /^oac-node install --core-url \S+ --installation-id \S+ < \/dev\/null$/);
+    const reloaded = await host.exec(['sh', '-c', repair], { timeoutMs: 300_000 });
     assert.equal(reloaded.status, 0, `${reloaded.stdout}\n${reloaded.stderr}`);
     assert.deepEqual((await json()).body.problems, [], 'the rerun loaded the image again');
 
@@ -97,11 +102,11 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
       'unit',
     ]);
 
-    // OPS-06 (issue #39 item 7): status names the exact repair, which needs no token; run as it
-    // is printed, it restores all three and status is clean again.
-    const repair = /^ {2}- Repair the host with: (.+)$/m.exec(drift.stdout)?.[1] ?? '';
-    assert.match(repair, /^oac-node install --core-url \S+ --installation-id \S+ < \/dev\/null$/);
-    const rerun = await host.exec(['sh', '-c', repair], { timeoutMs: 300_000 });
+    // OPS-06 (issue #39 item 7): a program that is not the installed one is not run to repair
+    // the host: status sends the operator to the line from Web, whose rerun restores all three.
+    assert.match(drift.stdout, /^ {2}- The program here is not the installed one: .*Web/m);
+    assert.doesNotMatch(drift.stdout, /Repair the host with/);
+    const rerun = await host.exec(['sh'], { stdin: `${command}\n`, timeoutMs: 300_000 });
     assert.equal(rerun.status, 0, `${rerun.stdout}\n${rerun.stderr}`);
     const restored = await host.exec(status);
     assert.equal(restored.status, 0, restored.stdout);

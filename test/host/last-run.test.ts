@@ -3,7 +3,15 @@
 // changed nothing writes nothing (RERUN-01), the run's events are kept root-only and bounded
 // beside it in /var/log/oac-node, and the uninstall takes them away with the record (UNI-02).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Journal } from '../../records/journal.ts';
@@ -20,6 +28,7 @@ import {
   uninstallRootHalf,
 } from '../helpers/root-half.ts';
 import { makeScratchRoot } from '../helpers/scratch-root.ts';
+import { VERSION } from '../../src/version.ts';
 
 async function withProgram(journal: Journal, version: string): Promise<void> {
   const entry = journal.get(KEYS.program);
@@ -31,7 +40,7 @@ async function withProgram(journal: Journal, version: string): Promise<void> {
   });
 }
 
-test('OPS-06 the record notes the run that changed the host: install, rerun, upgrade, roll back; an unchanged run writes nothing', async () => {
+test('OPS-06 the record notes the run that changed the host: install, rerun, upgrade, downgrade, roll back; an unchanged run writes nothing', async () => {
   const root = makeScratchRoot();
   try {
     const host = new Host(root);
@@ -61,20 +70,32 @@ test('OPS-06 the record notes the run that changed the host: install, rerun, upg
       ['upgrade', '0.1.0'],
     );
 
-    const failed = runStart(journal);
+    const downgrade = runStart(journal);
     await withProgram(journal, '0.1.0');
+    await noteLastRun(journal, downgrade, { changed: true });
+    assert.deepEqual(
+      [journal.snapshot.last_run?.run, journal.snapshot.last_run?.from],
+      ['downgrade', '0.2.0'],
+    );
+
+    // An upgrade to this program (VERSION) that was rolled back: the kept program is back (its
+    // version recorded again as the upgrade's roll back does), and the note names both.
+    await withProgram(journal, '0.0.9');
+    const failed = runStart(journal);
+    await withProgram(journal, VERSION);
+    await withProgram(journal, '0.0.9');
     const rolledBack = oacError('upgrade_rolled_back', {
-      failed: '0.3.0',
+      failed: VERSION,
       why: 'x',
-      previous: '0.2.0',
+      previous: '0.0.9',
       unit: names.unitName,
     });
     await noteLastRun(journal, failed, { changed: true, error: rolledBack });
     const last = (await Journal.open(host, ID, CORE)).snapshot.last_run;
     assert.deepEqual(
       [last?.run, last?.from, last?.version, last?.outcome],
-      ['roll back', '0.2.0', '0.1.0', 'failed'],
-      'as read back from the file',
+      ['roll back', VERSION, '0.0.9', 'failed'],
+      'as read back from the file: the version tried, then the one restored',
     );
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -101,6 +122,30 @@ test("OPS-06 SEC-03 the run's events are kept root-only (0600 in a 0700 director
     await uninstallRootHalf(root);
     assert.equal(existsSync(log), false, 'the events go with the record');
     assert.equal(existsSync(join(root, 'var/log/oac-node')), false, 'and their directory');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('OPS-06 SEC-06 a /var/log/oac-node someone else made (or opened to others) is not written into; the uninstall goes on past a file in its place', async () => {
+  const root = makeScratchRoot();
+  try {
+    const host = new Host(root);
+    await installRootHalf(root, programFor(root));
+    const dir = join(root, 'var/log/oac-node');
+    mkdirSync(dir, { mode: 0o775 });
+    chmodSync(dir, 0o775);
+    await assert.rejects(keepRunLog(host, names, ['{}\n']), /run's events are not kept/);
+    assert.equal(existsSync(join(root, names.lastRunLog)), false, 'nothing written there');
+    rmSync(dir, { recursive: true });
+    writeFileSync(dir, 'someone else');
+    await uninstallRootHalf(root);
+    assert.equal(
+      existsSync(join(root, names.journal)),
+      false,
+      'the record is removed all the same',
+    );
+    assert.equal(readFileSync(dir, 'utf8'), 'someone else', 'and the file left alone');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -51,3 +51,13 @@ test('BOOT-01 FLEET-02 issue #39 item 10 command --json: the printed line, whole
   // The install line carries the token (that is its purpose: BOOT-05), in JSON as in text.
   assert.ok(commandDocument(false, await printed({})).line.includes(TOKEN));
 });
+
+test('SEC-03 BOOT-05 command --json prints the line exactly as the text does, even when a proxy password occurs in it (no masking of the line)', async () => {
+  const { redactor } = await import('../../src/redact.ts');
+  const { commandDocumentLine } = await import('../../src/cli/json-contract.ts');
+  const text = await printed({});
+  redactor.add('sudo'); // a proxy password that happens to be a word of the line
+  const line = (JSON.parse(commandDocumentLine(false, text)) as { line: string }).line;
+  assert.equal(line, text.replace(/\n$/, ''));
+  assert.ok(line.includes('sudo'), 'not masked');
+});

@@ -4,7 +4,7 @@
 // a node Core does not have ready points at the service's log.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nextSteps, repairLine, type NextInputs } from '../../installer/status-next.ts';
+import { nextSteps, repairLines, type NextInputs } from '../../installer/status-next.ts';
 import type { NodeStatus } from '../../installer/status.ts';
 
 const ID = '3f2c1a9e-6a4b-4c1e-9d2f-0b8a7c6d5e4f';
@@ -38,14 +38,36 @@ test('OPS-06 a drifted host: the exact rerun, with the recorded Core, ID and che
   assert.deepEqual(steps, [
     `Repair the host with: sudo oac-node install --core-url https://core.example:8443 --installation-id ${ID} < /dev/null`,
   ]);
-  const store = repairLine(inputs({ checkpoint_root: "/srv/o'dd store" }));
-  assert.match(store, / --checkpoint-root '\/srv\/o'\\''dd store' < \/dev\/null$/);
+  const [store] = repairLines(inputs({ checkpoint_root: "/srv/o'dd store" }));
+  assert.match(store ?? '', / --checkpoint-root '\/srv\/o'\\''dd store' < \/dev\/null$/);
 });
 
-test('OPS-06 SEC-03 a host with saved proxy settings: their names to export, never their values', () => {
+test('OPS-06 SEC-03 a host with saved proxy settings: the repair in a root shell with them exported (sudo would drop them), their names only', () => {
   const o = { ...inputs(), proxyNames: ['https_proxy', 'no_proxy'] };
-  const [line] = nextSteps({ ...judged(), resources: drifted }, o);
-  assert.match(line ?? '', /export https_proxy, no_proxy first/);
+  assert.deepEqual(nextSteps({ ...judged(), resources: drifted }, o), [
+    'Repair the host in a root shell (sudo -i), with https_proxy, no_proxy exported as at install:',
+    `  oac-node install --core-url https://core.example:8443 --installation-id ${ID} < /dev/null`,
+  ]);
+});
+
+test('OPS-06 a node never registered, or a program that is not the installed one: the line from Web again, never the program on the host', () => {
+  const unregistered = { ...inputs(), recorded: { ...inputs().recorded, registered_node: null } };
+  const notRegistered = nextSteps(
+    {
+      ...judged({ core: { state: 'not registered' }, node_half: { state: 'unknown' } }),
+      resources: drifted,
+    },
+    unregistered,
+  );
+  assert.deepEqual(notRegistered, [
+    'The node is not registered: copy the line from Web (Nodes → Add node) and paste it here again',
+  ]);
+  const swapped: NodeStatus['resources'] = [
+    { key: 'program', kind: 'file', name: 'p', ownership: 'owned', state: 'drifted' },
+  ];
+  const program = nextSteps({ ...judged(), resources: swapped }, inputs());
+  assert.match(program[0] ?? '', /^The program here is not the installed one: .*Web/);
+  assert.ok(!program.join('\n').includes('oac-node install'), 'never runs the swapped program');
 });
 
 test('OPS-06 Core does not have the node ready: the service log, or starting a stopped service', () => {
@@ -75,10 +97,13 @@ test('OPS-06 Core unreachable or Docker silent: what to check, each named', () =
     judged({ core: { state: 'unreachable' }, node_half: { state: 'unknown', detail: 'x' } }),
     { ...inputs(), proxyNames: ['https_proxy'] },
   );
-  assert.equal(steps.length, 2);
+  assert.equal(steps.length, 1, 'the node half unchecked because Core was not: no Docker advice');
   assert.match(
     steps[0] ?? '',
     /reaches https:\/\/core\.example:8443 \(through the saved https_proxy\)/,
   );
-  assert.match(steps[1] ?? '', /sudo docker info/);
+  const docker = nextSteps(judged({ node_half: { state: 'unknown', detail: 'x' } }), inputs());
+  assert.deepEqual(docker, [
+    'The node half was not checked: see that Docker answers (sudo docker info)',
+  ]);
 });

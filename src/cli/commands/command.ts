@@ -4,7 +4,7 @@ import { printCommand, type CommandArgs } from '../print-line.ts';
 import { sharedDispatcher } from '../../net/dispatcher.ts';
 import { fetchInstallerSha256 } from '../../net/installer-checksum.ts';
 import { comment } from '../examples.ts';
-import { commandDocument, documentLine, documentOption } from '../json-contract.ts';
+import { commandDocumentLine, documentOption } from '../json-contract.ts';
 
 // `oac-node command`: prints the one-line install (or uninstall) command that Web prints
 // (BOOT-01…07, docs/one-line-command.md). The enrollment token is read from standard input only,
@@ -75,6 +75,6 @@ export const commandCommand: CommandModule<object, CommandArgs & { json: boolean
       fetchSha256: (consoleUrl) =>
         fetchInstallerSha256(consoleUrl, { dispatcher: sharedDispatcher() }),
     });
-    if (argv.json) process.stdout.write(documentLine(commandDocument(argv.uninstall, printed)));
+    if (argv.json) process.stdout.write(commandDocumentLine(argv.uninstall, printed));
   },
 };

@@ -14,6 +14,7 @@ import { oacError } from '../../messages.ts';
 import { namedOrRecordedId } from '../recorded-installation.ts';
 import { comment } from '../examples.ts';
 import { printableJson } from '../../ui/printable.ts';
+import { forOperator } from '../../ui/operator-shell.ts';
 import { renderStatus } from '../status-output.ts';
 
 const STATUS_FORMAT = 1;
@@ -50,7 +51,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       throw oacError('not_installed', { id }, { exitCode: STATUS_EXIT.notInstalled });
     // A format, as every document of the contract has (docs/automation.md): 1 until a field is
     // renamed, removed or given another meaning.
-    const json = () => `${printableJson({ format: STATUS_FORMAT, ...status })}\n`;
+    const json = () => `${forOperator(printableJson({ format: STATUS_FORMAT, ...status }))}\n`;
     process.stdout.write(argv.json ? json() : renderStatus(status));
     const exit = statusExit(status);
     if (exit !== EXIT.ok) throw new ExitStatus(exit);

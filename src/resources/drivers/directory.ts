@@ -3,6 +3,7 @@
 // microsandbox store), made by the node half (HOST-08) and only checked here. Removal never
 // recurses as root: a tree the node can write is emptied as oac-node, and every directory
 // itself goes only once empty.
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { oacError } from '../../messages.ts';
 import { readPasswd } from '../../host/accounts.ts';
@@ -22,12 +23,19 @@ export const DIRECTORY_ACTUAL = z.strictObject({
   mode: z.number().int().optional(),
   /** The operator's directories only: whether this process can write it. */
   writable: z.boolean().optional(),
+  /** The host's directories only (madeBy host): its parent is not a directory root can use. */
+  noParent: z.boolean().optional(),
 });
 export type DirectoryActual = z.infer<typeof DIRECTORY_ACTUAL>;
 
 export const directoryDriver: Driver<'directory', DirectoryActual> = {
   async probe(r, { host }) {
     const found = await host.lstat(r.path);
+    if (found === undefined && r.madeBy === 'host') {
+      // Made only below a parent the host has (its mode is the host's to decide, not umask's).
+      const parent = await host.lstat(dirname(r.path));
+      return { exists: false, isDirectory: false, noParent: parent?.isDirectory() !== true };
+    }
     if (found === undefined) return { exists: false, isDirectory: false };
     if (r.madeBy === 'operator')
       return {
@@ -46,6 +54,10 @@ export const directoryDriver: Driver<'directory', DirectoryActual> = {
   diff(r, a) {
     if (r.madeBy === 'operator' && a.writable !== true)
       return refuse(oacError('checkpoint_root_unwritable', { path: r.path }));
+    // A directory of the host's that cannot be had (no parent, something else in its place):
+    // what it is for is left out, never the install refused for it (the manual page's).
+    if (r.madeBy === 'host' && (a.noParent === true || (a.exists && !a.isDirectory)))
+      return { kind: 'skip', detail: `${r.path} cannot be used: left out` };
     if (!a.exists)
       return {
         kind: 'create',

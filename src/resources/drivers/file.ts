@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import { copyFileAtomic } from '../../host/files.ts';
 import { PROGRAM_ROOT, isInstallationId } from '../../layout.ts';
 import { oacError } from '../../messages.ts';
+import type { OacError } from '../../errors.ts';
 import type { Driver, DriverContext } from '../driver.ts';
 import type { FileResource } from '../resources.ts';
 import { FILE_RESOURCE } from '../resources.ts';
@@ -31,6 +32,24 @@ export const FILE_ACTUAL = z.strictObject({
 });
 export type FileActual = z.infer<typeof FILE_ACTUAL>;
 
+/** What refuses a file step: a directory in its place, a marked file's directory missing, or
+ *  someone else's file where the marked one belongs. */
+function fileRefusal(r: FileResource, a: FileActual): OacError | undefined {
+  if (a.directory === true) return oacError('not_a_file', { path: r.path });
+  if (r.sha256 === null) return undefined;
+  if (a.noParent === true) return oacError('directory_missing', { path: dirname(r.path) });
+  if (a.exists && a.foreign === true) return oacError('path_taken', { path: r.path });
+  return undefined;
+}
+
+/** A marked file's directory: there, or (parentPlanned) to be made by a step before it, below a
+ *  directory that is there. */
+async function parentUsable(ctx: DriverContext, r: FileResource): Promise<boolean> {
+  const parent = await ctx.host.lstat(dirname(r.path));
+  if (parent !== undefined || r.parentPlanned !== true) return parent?.isDirectory() === true;
+  return (await ctx.host.lstat(dirname(dirname(r.path))))?.isDirectory() === true;
+}
+
 /** Larger than any file with a mark the installer writes: someone else's, unread. */
 const MARKED_MAX_BYTES = 64 * 1024;
 
@@ -39,9 +58,8 @@ export const fileDriver: Driver<'file', FileActual> = {
     const found = await ctx.host.lstat(r.path);
     if (found === undefined) {
       // A marked file lies in a directory of the host's (/usr/local/sbin), not one of ours.
-      if (r.mark === undefined || r.parentPlanned === true) return { exists: false };
-      const parent = await ctx.host.lstat(dirname(r.path));
-      return { exists: false, noParent: parent?.isDirectory() !== true };
+      if (r.mark === undefined) return { exists: false };
+      return { exists: false, noParent: !(await parentUsable(ctx, r)) };
     }
     const regular = found.isFile();
     const sha256 = !regular
@@ -56,15 +74,16 @@ export const fileDriver: Driver<'file', FileActual> = {
   },
   exists: (a) => a.exists,
   diff(r, a) {
-    if (a.directory === true) return refuse(oacError('not_a_file', { path: r.path }));
+    const refused = fileRefusal(r, a);
+    if (refused !== undefined)
+      return r.optional === true
+        ? { kind: 'skip', detail: `${r.path}: left out (${refused.message})` }
+        : refuse(refused);
     if (r.sha256 === null)
       return a.exists
         ? { kind: 'remove', detail: `remove ${r.path} (this run has none)` }
         : { kind: 'skip', detail: `no ${r.path}` };
-    if (a.noParent === true)
-      return refuse(oacError('directory_missing', { path: dirname(r.path) }));
     if (!a.exists) return { kind: 'create', detail: `write ${r.path}`, why: `${r.path} is gone` };
-    if (a.foreign === true) return refuse(oacError('path_taken', { path: r.path }));
     if (a.regular !== true)
       return { kind: 'replace', detail: `replace ${r.path}`, why: 'it is not a regular file' };
     if (r.sha256 !== undefined && a.sha256 !== r.sha256)
