@@ -428,7 +428,7 @@ export const MESSAGES = {
   },
   nothing_installed: {
     message: 'This host records no installation of oac-node',
-    hint: 'Add a node with the line from Web (Nodes → Add node); one removed with uninstall --force may still be listed there. Files an installation left without a record are named by its ID: sudo oac-node uninstall --installation-id ID',
+    hint: 'Add a node with the line from Web (Nodes → Add node); one removed with uninstall --force has no credential here any more, and Web may still list its node: remove it there. Files an installation left without a record are named by its ID: sudo oac-node uninstall --installation-id ID',
   },
   installation_id_invalid: {
     message:
@@ -546,7 +546,7 @@ export const MESSAGES = {
   },
   not_installed: {
     message: 'No node of installation {id} is recorded on this host',
-    hint: 'Check the installation ID (sudo ls /etc/oac-node). One removed with uninstall --force may still be listed in Web: remove it there (Nodes).',
+    hint: 'Check the installation ID (sudo ls /etc/oac-node). One removed with uninstall --force has no credential here any more, and Web may still list its node: remove it there (Nodes).',
   },
   identity_unreadable: {
     message: 'The node identity {path} is damaged; restore the state directory from its backup',

@@ -355,7 +355,7 @@ const MISTAKES: Mistake[] = [
     args: ['uninstall', '--root', 'R'],
     status: 4,
     line: 'oac-node: This host records no installation of oac-node',
-    hint: 'Add a node with the line from Web (Nodes → Add node); one removed with uninstall --force may still be listed there. Files an installation left without a record are named by its ID: oac-node uninstall --installation-id ID',
+    hint: 'Add a node with the line from Web (Nodes → Add node); one removed with uninstall --force has no credential here any more, and Web may still list its node: remove it there. Files an installation left without a record are named by its ID: oac-node uninstall --installation-id ID',
   },
   {
     mistake: 'uninstall of an ID this host has no record of (exit 0: idempotent)',
@@ -371,7 +371,7 @@ const MISTAKES: Mistake[] = [
     args: ['status', '--root', 'R'],
     status: 4,
     line: 'oac-node: This host records no installation of oac-node',
-    hint: 'Add a node with the line from Web (Nodes → Add node); one removed with uninstall --force may still be listed there. Files an installation left without a record are named by its ID: oac-node uninstall --installation-id ID',
+    hint: 'Add a node with the line from Web (Nodes → Add node); one removed with uninstall --force has no credential here any more, and Web may still list its node: remove it there. Files an installation left without a record are named by its ID: oac-node uninstall --installation-id ID',
   },
   {
     mistake: "the guide's older 'install --uninstall' form, without --core-url: the uninstall",
@@ -395,7 +395,7 @@ const MISTAKES: Mistake[] = [
     args: ['status', '--installation-id', ID, '--root', 'R'],
     status: 4,
     line: `oac-node: No node of installation ${ID} is recorded on this host`,
-    hint: 'Check the installation ID (ls /etc/oac-node). One removed with uninstall --force may still be listed in Web: remove it there (Nodes).',
+    hint: 'Check the installation ID (ls /etc/oac-node). One removed with uninstall --force has no credential here any more, and Web may still list its node: remove it there (Nodes).',
   },
   {
     mistake: 'show-plan of a file that is not there',
