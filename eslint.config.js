@@ -36,6 +36,7 @@ export const LAYERS = [
   ['src/ui', 'ui'],
   ['installer', 'installer'],
   ['uninstaller', 'uninstaller'],
+  ['support', 'support'], // the support bundle (issue #40): reads what the others record
   ['src/cli', 'cli'],
 ];
 const above = (...names) =>

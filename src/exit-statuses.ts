@@ -18,6 +18,7 @@ export type ExitSource =
   | 'show-plan'
   | 'completion'
   | 'version'
+  | 'diagnose'
   | 'the pasted line';
 
 export interface ExitRow {
@@ -39,6 +40,7 @@ const COMMANDS: readonly ExitSource[] = [
   'show-plan',
   'completion',
   'version',
+  'diagnose',
 ];
 
 // Not apply: it applies a saved plan (never a dry run), so it never ends with 2.
@@ -80,7 +82,7 @@ export const EXIT_TABLE: readonly ExitRow[] = [
   },
   {
     status: EXIT.nothingInstalled,
-    who: ['status', 'uninstall'],
+    who: ['status', 'uninstall', 'diagnose'],
     meaning:
       'no record: status of an installation ID this host does not record, or no --installation-id on a host that records none',
   },

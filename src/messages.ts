@@ -123,6 +123,14 @@ export const MESSAGES = {
     message: 'Node installation and removal require root',
     hint: 'Run the command from Web as it is: it uses sudo, or run it in a root shell.',
   },
+  diagnose_secret_found: {
+    message: 'The support bundle is not written: {file} holds {kind} ({encoding})',
+    hint: 'Nothing was written. Look at where that file comes from (docs/support.md) and remove the secret there, or send the other files by hand.',
+  },
+  diagnose_not_root: {
+    message: "A support bundle reads the node's root-only records, and needs root",
+    hint: 'Run it with sudo: sudo oac-node diagnose',
+  },
   run_log_unsafe: {
     message: "The run's events are not kept: {path} is not a directory of root's alone",
     hint: 'Remove it, or make it root:root 0700; the next run that changes the host keeps them there.',

@@ -8,6 +8,8 @@ declare const OAC_BUILT_VERSION: string | undefined;
  *  environment at run time. */
 export const VERSION: string = typeof OAC_BUILT_VERSION === 'string' ? OAC_BUILT_VERSION : '0.1.0';
 export const PROGRAM = 'oac-node';
+/** The --json contract's format (docs/automation.md; src/cli/json-contract.ts). */
+export const JSON_FORMAT = 1;
 
 declare const OAC_BUILT_COMMIT: string | null | undefined;
 declare const OAC_BUILT_TEST_HOOKS: boolean | undefined;

@@ -22,6 +22,10 @@ export const COMMAND_TABLE: ReadonlyArray<{ name: string; load: Loader }> = [
     name: 'show-plan',
     load: () => import('./commands/show-plan.ts').then((m) => m.showPlanCommand),
   },
+  {
+    name: 'diagnose',
+    load: () => import('./commands/diagnose.ts').then((m) => m.diagnoseCommand),
+  },
   { name: 'version', load: () => import('./commands/version.ts').then((m) => m.versionCommand) },
   {
     name: 'completion',

@@ -3,12 +3,12 @@
 // (or an `error` event). A field is only ever added within a format, never renamed or removed.
 // The documents of `status`, `bundle` and `command --json` carry the same `format` (issue #39
 // item 10); docs/schema/ publishes each, open to fields added within it (src/cli/json-schemas.ts).
-import { VERSION } from '../version.ts';
+import { JSON_FORMAT, VERSION } from '../version.ts';
 import { Redactor } from '../redact.ts';
 import { printableJson } from '../ui/printable.ts';
 import type { CommandDocument } from './json-schemas.ts';
 
-export const JSON_FORMAT = 1;
+export { JSON_FORMAT };
 
 /** The first `--json` event of install and uninstall. */
 export function startEvent(command: 'install' | 'uninstall', dryRun: boolean) {

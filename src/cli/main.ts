@@ -191,7 +191,7 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       .option('sudo', { type: 'boolean', hidden: true })
       .demandCommand(
         1,
-        'Name a command: install, uninstall, status, apply, show-plan, register, run, command, bundle, version or completion',
+        'Name a command: install, uninstall, status, apply, show-plan, register, run, command, bundle, diagnose, version or completion',
       )
       .strict()
       // Options keep the one spelling --help shows: no --dryRun beside --dry-run (issue #25).

@@ -12,6 +12,7 @@ export const COMMAND_SUMMARIES = {
   apply: 'Apply a plan saved by install --plan-out, only if the host and Core are as it found them',
   'show-plan': 'Print a plan saved by install --plan-out, as the dry run showed it',
   version: 'Print what this program is: version, build, Node.js, formats (--json for scripts)',
+  diagnose: 'Write a support bundle (.tar.gz) that holds no secret, and say what looks wrong',
   completion: 'Print a shell completion script (bash, zsh or fish): source <(oac-node completion)',
   _prepare: false,
 } as const satisfies Record<string, string | false>;

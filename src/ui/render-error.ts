@@ -6,7 +6,13 @@
 // stack's own frames.
 import { isOacError } from '../errors.ts';
 import { printable } from './printable.ts';
+import { forOperator } from './operator-shell.ts';
 import { paintErrorLine, paintHintLabel } from './colour.ts';
+
+const INTERNAL = 'oac-node: internal error (please report it):';
+/** Issue #40: what to attach to the report, a bundle that holds no secret (docs/support.md). */
+const report = (): string =>
+  forOperator('  Attach a support bundle to the report: sudo oac-node diagnose (docs/support.md)');
 
 export function renderError(error: unknown): string {
   if (isOacError(error)) {
@@ -17,10 +23,8 @@ export function renderError(error: unknown): string {
       lines.push(`  ${paintHintLabel('hint:')} ${printable(error.hint)}`);
     return lines.join('\n');
   }
-  if (!(error instanceof Error)) {
-    return `oac-node: internal error (please report it):\n${printable(String(error))}`;
-  }
+  if (!(error instanceof Error)) return `${INTERNAL}\n${printable(String(error))}\n${report()}`;
   const frames = (error.stack ?? '').split('\n').filter((line) => /^ {4}at /.test(line));
   const detail = [`${error.name}: ${error.message}`, ...frames];
-  return `oac-node: internal error (please report it):\n${detail.map(printable).join('\n')}`;
+  return `${INTERNAL}\n${detail.map(printable).join('\n')}\n${report()}`;
 }

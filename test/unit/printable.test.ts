@@ -86,9 +86,12 @@ test('SEC-09 an internal error whose message holds a line break cannot forge a l
   const lines = renderError(error).split('\n');
   assert.equal(lines[0], 'oac-node: internal error (please report it):');
   assert.match(lines[1] ?? '', /^TypeError: bad body: \{"x":1\}\\x0aoac-node: Node is connected/);
-  assert.ok(
-    lines.slice(2).length > 0 && lines.slice(2).every((l) => /^ {4}at /.test(l)),
-    lines.join('\n'),
+  const frames = lines.slice(2, -1);
+  assert.ok(frames.length > 0 && frames.every((l) => /^ {4}at /.test(l)), lines.join('\n'));
+  // OPS-07 (issue #40): the report's attachment, a bundle that holds no secret.
+  assert.match(
+    lines.at(-1) ?? '',
+    /^ {2}Attach a support bundle to the report: (sudo )?oac-node diagnose/,
   );
 });
 

@@ -58,7 +58,7 @@ test('UPG-01 versions are ordered as semantic versions: numbers as numbers, a pr
 });
 
 test('OPS-06 issue #39 oac-node version: the version, the build, Node.js and the formats it reads; --version --json is the same document', async () => {
-  const { versionDocument, versionText } = await import('../../src/cli/commands/version.ts');
+  const { versionDocument, versionText } = await import('../../support/version-document.ts');
   const { normaliseArgs } = await import('../../src/cli/main.ts');
   const d = versionDocument();
   assert.equal(d.version, VERSION);

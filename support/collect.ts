@@ -1,0 +1,132 @@
+// What a support bundle holds (issue #40, docs/support.md), each file collected on its own: one
+// that cannot be had (the service stopped, Docker down, Core unreachable, a record unreadable)
+// is named with why, and the rest is still collected. Nothing here writes to the host. Commands
+// that ask the live system (systemctl, journalctl, docker) run only on the real root: under
+// --root (tests, image building) they would describe this machine, not the tree.
+import { cpus, release, totalmem } from 'node:os';
+import type { Host } from '../src/host/host.ts';
+import { type Layout, NODE_HOME } from '../src/layout.ts';
+import { savedProxyEnv } from '../records/proxy-settings.ts';
+import { nodeStatus } from '../installer/status.ts';
+import { versionDocument } from './version-document.ts';
+
+export interface Collected {
+  name: string;
+  data: Buffer;
+  /** The fields masked in it by the collector (a proxy URL's password …), by name. */
+  masked: string[];
+}
+
+export interface Missing {
+  name: string;
+  reason: string;
+}
+
+type Collector = (host: Host, names: Layout) => Promise<Omit<Collected, 'name'>>;
+
+const json = (value: unknown, masked: string[] = []) => ({
+  data: Buffer.from(`${JSON.stringify(value, null, 2)}\n`),
+  masked,
+});
+const text = (value: string) => ({ data: Buffer.from(value), masked: [] });
+/** A record, a unit or the last run's events: root's files, a few hundred KiB at most. */
+const SMALL = 1024 * 1024;
+
+async function small(host: Host, path: string): Promise<Buffer> {
+  const found = await host.readSmallFile(path, SMALL);
+  if (found.kind !== 'file') throw new Error(`${path}: ${found.kind}`);
+  return found.bytes;
+}
+
+/** On the real root only: what this machine's systemd, journal or Docker says. */
+async function live(host: Host, command: string, args: string[]): Promise<string> {
+  if (host.root !== '/') throw new Error('not asked under --root (it would describe this machine)');
+  const r = await host.run(command, args);
+  if (r.exitCode !== 0)
+    throw new Error(`${command} exited ${r.exitCode}: ${r.stderr.trim().slice(0, 200)}`);
+  return r.stdout;
+}
+
+export const COLLECTORS: ReadonlyArray<[string, Collector]> = [
+  ['version.json', () => Promise.resolve(json(versionDocument()))],
+  ['status.json', async (host, names) => json((await nodeStatus(host, names.id)) ?? null)],
+  ['record.json', async (host, names) => text((await small(host, names.journal)).toString())],
+  ['unit.service', async (host, names) => text((await small(host, names.unitPath)).toString())],
+  ['last-run.jsonl', async (host, names) => text((await small(host, names.lastRunLog)).toString())],
+  ['proxy.json', async (host, names) => proxyNames(await savedProxyEnv(host, names))],
+  ['host.json', async (host) => json(await hostFacts(host))],
+  [
+    'systemctl-show.txt',
+    async (host, names) => text(await live(host, 'systemctl', ['show', names.unitName])),
+  ],
+  [
+    'service-log.txt',
+    // The last lines, bounded: the journal of a node that retried for days is large.
+    async (host, names) =>
+      text(
+        await live(host, 'journalctl', [
+          '-u',
+          names.unitName,
+          '-n',
+          '500',
+          '--no-pager',
+          '-o',
+          'short-iso',
+        ]),
+      ),
+  ],
+  [
+    'docker.txt',
+    async (host, names) =>
+      text(
+        [
+          await live(host, 'docker', ['version', '--format', '{{.Server.Version}}']),
+          await live(host, 'docker', ['image', 'ls', '--no-trunc', 'oac-runtime']),
+          await live(host, 'docker', ['network', 'inspect', names.network]),
+        ].join('\n'),
+      ),
+  ],
+];
+
+/** The proxy variables in force for the service: names and hosts, never a user or password. */
+function proxyNames(env: Record<string, string>) {
+  const masked: string[] = [];
+  const shown = Object.fromEntries(
+    Object.entries(env).map(([name, value]) => {
+      try {
+        const url = new URL(value);
+        if (url.username !== '' || url.password !== '') masked.push(name);
+        return [name, `${url.protocol}//${url.host}`];
+      } catch {
+        masked.push(name);
+        return [name, value.includes('@') ? '(masked)' : value];
+      }
+    }),
+  );
+  return json(shown, masked);
+}
+
+/** What the preflight looks at, as this host has it now. */
+async function hostFacts(host: Host) {
+  const osRelease = await small(host, '/etc/os-release')
+    .then((b) => b.toString())
+    .catch(() => null);
+  const cgroup2 = (await host.lstat('/sys/fs/cgroup/cgroup.controllers')) !== undefined;
+  const kvm = await host.lstat('/dev/kvm');
+  return {
+    os_release: osRelease,
+    kernel: release(),
+    cgroup: cgroup2 ? 2 : 1,
+    cpus: cpus().length,
+    memory_bytes: totalmem(),
+    kvm:
+      kvm === undefined
+        ? null
+        : {
+            character_device: kvm.isCharacterDevice(),
+            mode: (kvm.mode & 0o777).toString(8),
+            gid: kvm.gid,
+          },
+    node_home: NODE_HOME,
+  };
+}
