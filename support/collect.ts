@@ -17,6 +17,10 @@ export interface Collected {
   masked: string[];
 }
 
+/** The files that hold what programs printed: their collector masks every form of every secret
+ *  value it knows in them (support/secret-scan.ts maskSecrets). */
+export const LOGS: ReadonlySet<string> = new Set(['service-log.txt', 'last-run.jsonl']);
+
 export interface Missing {
   name: string;
   reason: string;

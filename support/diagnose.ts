@@ -14,8 +14,8 @@ import { oacError } from '../src/messages.ts';
 import { JSON_FORMAT, VERSION } from '../src/version.ts';
 import { savedProxyEnv } from '../records/proxy-settings.ts';
 import { readNodeIdentity } from '../src/installation/node-state.ts';
-import { COLLECTORS, type Collected, type Missing } from './collect.ts';
-import { findSecrets, type Secret } from './secret-scan.ts';
+import { COLLECTORS, LOGS, type Collected, type Missing } from './collect.ts';
+import { findSecrets, maskSecrets, type Secret } from './secret-scan.ts';
 
 export interface Manifest {
   format: number;
@@ -44,7 +44,8 @@ export async function diagnose(host: Host, names: Layout, out: string): Promise<
   const missing: Missing[] = [];
   for (const [name, collect] of COLLECTORS) {
     try {
-      files.push({ name, ...(await collect(host, names)) });
+      const found = { name, ...(await collect(host, names)) };
+      files.push(LOGS.has(name) ? { ...found, ...maskSecrets(found.data, secrets) } : found);
     } catch (error) {
       missing.push({ name, reason: error instanceof Error ? error.message : String(error) });
     }

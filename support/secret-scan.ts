@@ -91,3 +91,25 @@ function found(text: string, form: string, wholeWord: boolean): boolean {
   }
   return false;
 }
+
+/** A log's text with every form of every secret in it replaced by `[masked: <kind>]`: a log may
+ *  carry what a program printed, so its collector masks the values it knows, in every encoding.
+ *  What it cannot see whole (a value split by a line break) is left for findSecrets to refuse. */
+export function maskSecrets(
+  data: Buffer,
+  secrets: readonly Secret[],
+): { data: Buffer; masked: string[] } {
+  let text = data.toString('utf8');
+  const masked: string[] = [];
+  for (const secret of secrets) {
+    // The longest forms first: a value's raw form may lie inside its own URL-encoded one.
+    const forms = secretForms(secret.value).sort((a, b) => b.form.length - a.form.length);
+    const short = Buffer.byteLength(secret.value) < ENCODED_MIN;
+    for (const { form } of forms) {
+      if (short || !text.includes(form)) continue;
+      text = text.replaceAll(form, `[masked: ${secret.kind}]`);
+      if (!masked.includes(secret.kind)) masked.push(secret.kind);
+    }
+  }
+  return { data: Buffer.from(text), masked };
+}

@@ -134,29 +134,67 @@ test('SEC-13 OPS-07 the bundle: 0600, every file in the manifest with its size a
   assert.deepEqual(treeOf(root), before, 'the host is unchanged');
 });
 
-test('SEC-13 a secret where no collector masks it (the credential, base64, in the last run events): no bundle, the file and the kind named', () => {
-  const log = join(root, names.lastRunLog);
-  mkdirSync(join(root, 'var/log/oac-node'), { recursive: true, mode: 0o700 });
+test('SEC-13 a log carrying the credential (base64) or the proxy password (URL-encoded): masked there, named in the manifest, in no file', () => {
+  const dir = join(root, 'var/log/oac-node');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const leaked = Buffer.from(`Authorization: Basic ${CREDENTIAL}`).toString('base64');
-  writeFileSync(log, `${JSON.stringify({ type: 'note', step: 's', message: leaked })}\n`, {
-    mode: 0o600,
-  });
+  const events = [
+    { type: 'note', step: 's', message: leaked },
+    { type: 'note', step: 's', message: `via http://alice:${encodeURIComponent(PASSWORD)}@proxy` },
+  ];
+  writeFileSync(join(root, names.lastRunLog), events.map((e) => `${JSON.stringify(e)}\n`).join(''));
   try {
+    const file = join(out, 'masked.tar.gz');
+    const r = diagnose(file, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const files = unpack(file);
+    const manifest = JSON.parse(r.stdout) as { files: Array<{ name: string; masked: string[] }> };
+    assert.deepEqual(manifest.files.find((f) => f.name === 'last-run.jsonl')?.masked.sort(), [
+      "the node's credential",
+      'the password in https_proxy',
+    ]);
+    assert.match(
+      files.get('last-run.jsonl')?.toString() ?? '',
+      /\[masked: the node's credential\]/,
+    );
+    const all = [...files].map(([name, data]) => ({ name, data }));
+    assert.deepEqual(findSecrets(all, SECRETS), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SEC-13 a secret where no collector masks it (the credential in the unit file), or split by a line break in a log: no bundle, the file and the kind named', () => {
+  const unit = join(root, names.unitPath);
+  const original = readFileSync(unit);
+  try {
+    writeFileSync(unit, `${original.toString()}Environment=LEAK=${CREDENTIAL}\n`);
     const before = treeOf(root);
     const file = join(out, 'refused.tar.gz');
     const r = diagnose(file);
     assert.equal(r.status, 1, r.stdout);
     assert.equal(
       r.stderr.split('\n')[0],
-      "oac-node: The support bundle is not written: last-run.jsonl holds the node's credential (base64)",
+      "oac-node: The support bundle is not written: unit.service holds the node's credential (raw)",
     );
     assert.equal(existsSync(file), false, 'nothing written');
-    assert.ok(
-      !r.stderr.includes(CREDENTIAL) && !r.stderr.includes(leaked),
-      'the value is never echoed',
-    );
-    assert.deepEqual(treeOf(root), before);
+    assert.ok(!r.stderr.includes(CREDENTIAL), 'the value is never echoed');
+    assert.deepEqual(treeOf(root), before, 'the host unchanged');
   } finally {
-    rmSync(join(root, 'var/log/oac-node'), { recursive: true, force: true });
+    writeFileSync(unit, original);
+  }
+  const dir = join(root, 'var/log/oac-node');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    const split = `${CREDENTIAL.slice(0, 12)}\n${CREDENTIAL.slice(12)}`;
+    writeFileSync(
+      join(root, names.lastRunLog),
+      `{"type":"note","step":"s","message":"x"}\n${split}\n`,
+    );
+    const r = diagnose(join(out, 'split.tar.gz'));
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stderr, /last-run\.jsonl holds the node's credential \(raw\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -54,3 +54,17 @@ test('SEC-13 clean text holds nothing; a short value counts only as a whole word
   assert.equal(find('https://u:pw@proxy')[0]?.encoding, 'raw');
   assert.ok(secretForms('pw').every((f) => !['base64', 'hex'].includes(f.encoding)));
 });
+
+test('SEC-13 a log is masked in every form the scanner finds, and then holds nothing', async () => {
+  const { maskSecrets } = await import('../../support/secret-scan.ts');
+  const b64 = Buffer.from(`x${CREDENTIAL}yz`).toString('base64');
+  const log = Buffer.from(
+    `raw ${CREDENTIAL}\nhex ${Buffer.from(CREDENTIAL).toString('hex')}\nb64 ${b64}\njson ${JSON.stringify(CREDENTIAL)}\n`,
+  );
+  const { data, masked } = maskSecrets(log, SECRETS);
+  assert.deepEqual(masked, ["the node's credential"]);
+  assert.deepEqual(findSecrets([{ name: 'log', data }], SECRETS), []);
+  assert.match(data.toString(), /^raw \[masked: the node's credential\]$/m);
+  const clean = Buffer.from('nothing secret\n');
+  assert.deepEqual(maskSecrets(clean, SECRETS), { data: clean, masked: [] });
+});
