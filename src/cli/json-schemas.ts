@@ -285,6 +285,29 @@ export const VERSION_DOCUMENT = z.strictObject({
     .describe('The formats it reads and writes'),
 });
 
+/** `diagnose --json`: the support bundle's MANIFEST.json (issue #40, docs/support.md). */
+export const DIAGNOSE_DOCUMENT = z.strictObject({
+  format,
+  program: z.literal('oac-node'),
+  version: text,
+  created_at: text.describe('When the bundle was made (ISO 8601, UTC)'),
+  installation_id: text,
+  files: z
+    .array(
+      z.strictObject({
+        name: text,
+        size: z.number().int().nonnegative(),
+        sha256,
+        masked: z.array(text).describe('What was masked in it, by field or kind of secret'),
+      }),
+    )
+    .describe('Each file of the bundle but this manifest'),
+  missing: z
+    .array(z.strictObject({ name: text, reason: text }))
+    .describe('What could not be collected, and why'),
+  scanned_for: z.array(text).describe('The kinds of secret every file was searched for'),
+});
+
 /** `command --json`: one document with the line `command` prints (BOOT-01). */
 export const COMMAND_DOCUMENT = z.strictObject({
   format,
@@ -327,6 +350,11 @@ function published(): Record<string, Published> {
     schema: VERSION_DOCUMENT,
     title: 'oac-node version --json',
     description: 'What the program is: its version, build, Node.js and the formats it reads',
+  };
+  files.diagnose = {
+    schema: DIAGNOSE_DOCUMENT,
+    title: 'oac-node diagnose --json',
+    description: "The support bundle's manifest: its files, what was masked and what is missing",
   };
   files.command = {
     schema: COMMAND_DOCUMENT,

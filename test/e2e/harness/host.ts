@@ -645,9 +645,11 @@ function checkJsonContract(stdout: string, command: string): void {
   } catch {
     document = undefined; // more than one line: events
   }
-  const isStatus = typeof document === 'object' && document !== null && !('type' in document);
-  const problems = isStatus
-    ? [schemaProblem('status.json', document)].filter((p) => p !== undefined)
+  const isDocument = typeof document === 'object' && document !== null && !('type' in document);
+  // The one-document commands, each its own schema; status's otherwise.
+  const named = ['diagnose', 'version', 'bundle'].find((c) => command.split(' ').includes(c));
+  const problems = isDocument
+    ? [schemaProblem(`${named ?? 'status'}.json`, document)].filter((p) => p !== undefined)
     : jsonEventProblems(stdout);
   if (problems.length > 0)
     throw new Error(`${command}: --json output breaks docs/schema/:\n${problems.join('\n')}`);
