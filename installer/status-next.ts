@@ -52,6 +52,12 @@ export function nextSteps(s: Judged, o: NextInputs): string[] {
         ? 'The node half was not checked: see that /dev/kvm is there (ls -l /dev/kvm)'
         : 'The node half was not checked: see that Docker answers (sudo docker info)',
     );
+  // What status cannot name (Core's answer unusable, the node half not planned for a reason of
+  // its own): a support bundle for the ticket (issue #40, docs/support.md).
+  if (s.core.state === 'unknown' || (s.node_half.state === 'unknown' && askedCore))
+    steps.push(
+      'If the cause is not clear: sudo oac-node diagnose writes a support bundle for a ticket',
+    );
   return steps;
 }
 

@@ -105,5 +105,7 @@ test('OPS-06 Core unreachable or Docker silent: what to check, each named', () =
   const docker = nextSteps(judged({ node_half: { state: 'unknown', detail: 'x' } }), inputs());
   assert.deepEqual(docker, [
     'The node half was not checked: see that Docker answers (sudo docker info)',
+    // Issue #40: what status cannot name, a support bundle for the ticket.
+    'If the cause is not clear: sudo oac-node diagnose writes a support bundle for a ticket',
   ]);
 });
