@@ -6,7 +6,12 @@
 import { cpus, release, totalmem } from 'node:os';
 import type { Host } from '../src/host/host.ts';
 import { type Layout, NODE_HOME } from '../src/layout.ts';
-import { savedProxyEnv } from '../records/proxy-settings.ts';
+import { proxyEnvForNode, savedProxyEnv } from '../records/proxy-settings.ts';
+import { probeCore } from '../src/net/core-probe.ts';
+import { redactor } from '../src/redact.ts';
+import { pinOrigin } from '../src/net/core-pin.ts';
+import { sharedDispatcher } from '../src/net/dispatcher.ts';
+import { readNodeIdentity } from '../src/installation/node-state.ts';
 import { nodeStatus } from '../installer/status.ts';
 import { versionDocument } from './version-document.ts';
 
@@ -59,6 +64,7 @@ export const COLLECTORS: ReadonlyArray<[string, Collector]> = [
   ['last-run.jsonl', async (host, names) => text((await small(host, names.lastRunLog)).toString())],
   ['proxy.json', async (host, names) => proxyNames(await savedProxyEnv(host, names))],
   ['host.json', async (host) => json(await hostFacts(host))],
+  ['core.json', async (host, names) => json(await coreProbe(host, names))],
   [
     'systemctl-show.txt',
     async (host, names) => text(await live(host, 'systemctl', ['show', names.unitName])),
@@ -91,6 +97,21 @@ export const COLLECTORS: ReadonlyArray<[string, Collector]> = [
       ),
   ],
 ];
+
+/** Whether Core answers the node's way (its proxy settings, its pin), how fast, and the clock. */
+async function coreProbe(host: Host, names: Layout) {
+  const record = await small(host, names.journal);
+  const coreUrl = (JSON.parse(record.toString()) as { core_url?: unknown }).core_url;
+  if (typeof coreUrl !== 'string') throw new Error('the record names no Core');
+  const identity = await readNodeIdentity(host, names).catch(() => undefined);
+  const pin = identity?.core_url === coreUrl ? (identity.core_pin ?? null) : null;
+  pinOrigin(new URL(coreUrl).origin, pin);
+  const proxy = await proxyEnvForNode(host, names);
+  const probe = await probeCore(new URL(coreUrl).origin, sharedDispatcher(proxy));
+  // A library's words may quote what it was given: masked as every line this program prints.
+  const error = probe.error === undefined ? {} : { error: redactor.redact(probe.error) };
+  return { core_url: coreUrl, pinned: pin !== null, ...probe, ...error };
+}
 
 /** The proxy variables in force for the service: names and hosts, never a user or password. */
 function proxyNames(env: Record<string, string>) {

@@ -82,6 +82,11 @@ test('SEC-13 OPS-07 diagnose with the node running, then with the service and Do
     const log = running.manifest.files.find((f) => f.name === 'service-log.txt');
     assert.deepEqual(log?.masked, ["the node's credential"], 'masked in the log, and said');
     assert.deepEqual(findSecrets(running.files, secrets), [], 'no secret in any file');
+    const answered = JSON.parse(
+      running.files.find((f) => f.name === 'core.json')?.data.toString() ?? '{}',
+    ) as { answered?: boolean; clock_offset_seconds?: number };
+    assert.equal(answered.answered, true, 'Core answers, asked the node way');
+    assert.ok(Math.abs(answered.clock_offset_seconds ?? 99) <= 2, 'the clock offset from its Date');
     await host.shOk('rm /root/running.tar.gz');
     assert.deepEqual(diffSnapshots(before, await host.snapshot()), [], 'the host unchanged');
 

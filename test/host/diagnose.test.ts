@@ -117,6 +117,10 @@ test('SEC-13 OPS-07 the bundle: 0600, every file in the manifest with its size a
   }
   for (const name of ['version.json', 'status.json', 'record.json', 'unit.service', 'proxy.json'])
     assert.ok(files.has(name), name);
+  // Core (127.0.0.1:9 here) does not answer: said, with how long it took and why.
+  const core = JSON.parse(files.get('core.json')?.toString() ?? '{}') as Record<string, unknown>;
+  assert.equal(core.answered, false);
+  assert.equal(typeof core.error, 'string');
   assert.ok(
     manifest.missing.some((m) => m.name === 'service-log.txt'),
     'said, not silently left out',
