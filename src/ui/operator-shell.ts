@@ -5,7 +5,17 @@
 // account) and prose that mentions sudo stay as they are.
 let rootShell = false;
 
-const COMMANDS = ['systemctl', 'journalctl', 'docker', 'oac-node', 'pgrep', 'userdel', 'ls'];
+const COMMANDS = [
+  'systemctl',
+  'journalctl',
+  'docker',
+  'oac-node',
+  'pgrep',
+  'userdel',
+  'ls',
+  'rm',
+  'cat',
+];
 const SUDO_BEFORE_COMMAND = new RegExp(`\\bsudo (?=(?:${COMMANDS.join('|')}) )`, 'g');
 
 /** Decided once at start: root, and neither sudo's variable nor the line's --sudo. */

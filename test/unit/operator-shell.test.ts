@@ -24,6 +24,11 @@ test('PRE-09 in a root shell, printed commands omit sudo; sudo -u and prose keep
   );
   const prose = "An environment variable set through sudo is recorded in sudo's log";
   assert.equal(forOperator(prose), prose);
+  // Issue #39: the kept installers' and the last run's commands too.
+  assert.equal(
+    forOperator('remove them with sudo rm -rf /root/.oac/node-bootstrap; sudo cat /var/log/x'),
+    'remove them with rm -rf /root/.oac/node-bootstrap; cat /var/log/x',
+  );
 });
 
 test('PRE-09 through sudo (the line passes --sudo, or SUDO_USER is set) or as a user, sudo stays', () => {
