@@ -25,6 +25,9 @@ export interface InstallOptions {
   bundlePath?: string;
   /** UPG-01: an older program may replace the newer one the journal records. */
   allowDowngrade?: boolean;
+  /** Issue #40: the operator confirms that the node recorded with another host ID is this
+   *  host's (its machine ID was changed on purpose): the new ID is recorded. */
+  sameHost?: boolean;
   /** The six proxy variables as the installer received them (DL-04, HOST-06). */
   proxyEnv: Record<string, string>;
 }

@@ -4,7 +4,8 @@
 // that already matches (RERUN-01); --dry-run prints the diffs and changes nothing (DECL-03).
 import { Journal } from '../records/journal.ts';
 import type { Emit, EngineEvent } from '../src/core/events.ts';
-import { readNodeIdentity } from '../src/installation/node-state.ts';
+import { readNodeIdentity, refuseCopiedNode } from '../src/installation/node-state.ts';
+import { MACHINE_ID_FILE, readHostId } from '../src/node/host-id.ts';
 import { applyPlanned, planFor } from '../src/installation/plan-for.ts';
 import { KEYS } from '../src/installation/desired.ts';
 import type { RunReport } from '../src/installation/reconcile.ts';
@@ -42,6 +43,8 @@ export interface InstallRequest extends InstallOptions {
   /** Issue #39: set when the run noted itself in the record (installer/last-run.ts): its
    *  events are then kept too. */
   lastRun?: { noted: boolean };
+  /** Issue #40: this host's ID (src/node/host-id.ts), read by install itself. */
+  hostId?: string | null;
 }
 
 export interface InstallResult {
@@ -75,9 +78,13 @@ export const INSTALL_PHASES = [
 
 export async function install(given: InstallRequest, emit: Emit): Promise<InstallResult> {
   const host = new Host(given.root);
+  const names = layout(given.installationId);
+  // Issue #40: a copy of a node's host changes nothing (not even the lock's file), and asks Core
+  // nothing.
+  const hostId = await readHostId(host.path(MACHINE_ID_FILE));
+  if (given.sameHost !== true) await refuseCopiedNode(host, names, hostId);
   return withInstallerLock(host, async () => {
-    const names = layout(given.installationId);
-    const req = { ...given, corePin: await corePinFor(host, names, given) };
+    const req = { ...given, hostId, corePin: await corePinFor(host, names, given) };
     // TRUST-01: from here on Core's origin trusts the pin alone, before the token is sent.
     pinOrigin(req.coreUrl, req.corePin);
     const journal = await Journal.open(host, req.installationId, req.coreUrl);

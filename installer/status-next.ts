@@ -14,7 +14,7 @@ export interface NextInputs {
   proxyNames: readonly string[];
 }
 
-type Judged = Pick<NodeStatus, 'resources' | 'core' | 'service' | 'node_half'>;
+type Judged = Pick<NodeStatus, 'resources' | 'core' | 'service' | 'node_half' | 'other_host'>;
 
 /** The line from Web again: for a node that never registered (a rerun needs a token), and for a
  *  program or command on PATH that is not the installed one (the repair must not run it). */
@@ -25,6 +25,7 @@ const PROGRAM_KEYS: ReadonlySet<string> = new Set([KEYS.program, KEYS.pathComman
 export function nextSteps(s: Judged, o: NextInputs): string[] {
   const unit = s.service.unit;
   const logs = `sudo journalctl -u ${unit} -n 50`;
+  if (s.other_host) return copiedHostSteps(o);
   if (s.core.state === 'removed')
     return [`Core removed this node: remove it from the host with sudo oac-node uninstall`];
   const registered = s.core.state !== 'not registered' && o.recorded.registered_node !== null;
@@ -61,10 +62,26 @@ export function nextSteps(s: Judged, o: NextInputs): string[] {
   return steps;
 }
 
+/** A copy of the node's host (issue #40): made a node of its own, or, when it is the same host
+ *  and its machine ID was changed on purpose, confirmed by a rerun with --same-host. */
+function copiedHostSteps(o: NextInputs): string[] {
+  const id = word(o.recorded.installation_id);
+  return [
+    `To make this host a node of its own (the original host keeps the node): sudo oac-node uninstall --installation-id ${id} --force, then ${FRESH_LINE}`,
+    ...repairLines(o, {
+      lead: 'Only if this is the same host and its machine ID was changed on purpose, confirm it',
+      extra: ['--same-host'],
+    }),
+  ];
+}
+
 /** The install command a rerun of this registered node takes, as the record has it. With saved
  *  proxy settings it runs in a root shell with them exported: sudo would drop them (env_reset),
  *  and a rerun without them removes the node's proxy file. Their values are never printed. */
-export function repairLines(o: NextInputs): string[] {
+export function repairLines(
+  o: NextInputs,
+  { lead = 'Repair the host', extra = [] }: { lead?: string; extra?: string[] } = {},
+): string[] {
   const r = o.recorded;
   const words = [
     'oac-node install',
@@ -73,12 +90,13 @@ export function repairLines(o: NextInputs): string[] {
     ...(r.inputs.checkpoint_root === null
       ? []
       : [`--checkpoint-root ${word(r.inputs.checkpoint_root)}`]),
+    ...extra,
   ];
   // A registered node needs no token: stdin closed, so nothing waits for one.
   const command = `${words.join(' ')} < /dev/null`;
-  if (o.proxyNames.length === 0) return [`Repair the host with: sudo ${command}`];
+  if (o.proxyNames.length === 0) return [`${lead} with: sudo ${command}`];
   return [
-    `Repair the host in a root shell (sudo -i), with ${o.proxyNames.join(', ')} exported as at install:`,
+    `${lead} in a root shell (sudo -i), with ${o.proxyNames.join(', ')} exported as at install:`,
     `  ${command}`,
   ];
 }

@@ -34,6 +34,8 @@ import { nodeStep } from '../src/installation/desired.ts';
 import type { Plan } from '../src/installation/root-plan.ts';
 import type { RootResource } from '../src/installation/root-context.ts';
 import { judgeStep } from './status-judge.ts';
+import { MACHINE_ID_FILE, onAnotherHost, readHostId } from '../src/node/host-id.ts';
+import { message } from '../src/messages.ts';
 
 export type { ResourceStatus } from './status-node-half.ts';
 
@@ -73,6 +75,8 @@ export interface NodeStatus {
   serving: { generation: number; release: string | null } | null;
   last_run: LastRun | null;
   last_run_log: string | null;
+  /** Issue #40: the node was registered on another host (src/node/host-id.ts). */
+  other_host: boolean;
 }
 
 /** `status`'s exit statuses (issue #25; docs/automation.md), so a script tells apart what it
@@ -85,13 +89,18 @@ export const STATUS_EXIT = {
   notInstalled: EXIT.nothingInstalled,
   notChecked: EXIT.notChecked,
   notReady: EXIT.notReady,
+  otherHost: EXIT.otherHost,
 } as const;
 
-/** The first that holds: Core removed the node (its service then stops with 78, which is no
+/** The first that holds: the node belongs to another host (this one is a copy: nothing else
+ *  matters until that is settled); Core removed the node (its service then stops with 78, which is no
  *  drift a rerun repairs: uninstall, or add the host anew); drift on the host (a rerun repairs
  *  it); what could not be checked (Core unreachable, the node half's plan not made); Core's
  *  view of the node. */
-export function statusExit(s: Pick<NodeStatus, 'resources' | 'core' | 'node_half'>): number {
+export function statusExit(
+  s: Pick<NodeStatus, 'resources' | 'core' | 'node_half' | 'other_host'>,
+): number {
+  if (s.other_host) return STATUS_EXIT.otherHost;
   if (s.core.state === 'removed') return STATUS_EXIT.notReady;
   if (s.resources.some((r) => r.state !== 'present')) return STATUS_EXIT.drift;
   const unchecked = s.core.state === 'unreachable' || s.core.state === 'unknown';
@@ -106,13 +115,15 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   const names = layout(id);
   const journal = Journal.of(host, id, recorded);
   const ctx: RootContext = { host, layout: names, journal, emit: () => undefined };
+  // A copy of the node's host asks Core nothing with the node's credential (issue #40).
+  const copied = await copiedNode(host, names, recorded.core_url);
   // The plan with nothing applied (refresh-only: probed all at once, each resource diffed on its
   // own), and Core asked meanwhile (issue #13: status waited for each answer in turn).
   // The node half's plan is a step of it (issue #38), planned as install plans it, with the
   // installed node's inputs.
   const [{ planned, nodeHalf, serving }, core] = await Promise.all([
-    refreshPlan(ctx, recordedResources(names, recorded)),
-    coreStatusOf(host, names, recorded.core_url),
+    refreshPlan(ctx, recordedResources(names, recorded), copied),
+    copied ?? coreStatusOf(host, names, recorded.core_url),
   ]);
   let service = { unit: names.unitName, enabled: false, active: false };
   const rootSteps = planned.steps.filter((s) => s.resource.key !== KEYS.node);
@@ -134,6 +145,7 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   const problems = resources
     .filter((r) => r.state !== 'present')
     .map((r) => `${r.kind} ${r.name}: ${r.detail ?? r.state}`);
+  if (copied !== undefined) problems.unshift(message('host_copied', { node_id: copied.node_id }));
   if (core.state !== 'ready')
     problems.push(`Core: ${core.state}${core.detail ? ` (${core.detail})` : ''}`);
   // Core answers, yet the node half's plan could not be made (Docker down, the release not
@@ -141,6 +153,7 @@ export async function nodeStatus(host: Host, id: InstallationId): Promise<NodeSt
   else if (nodeHalf.state === 'unknown')
     problems.push(`Node half: not checked (${nodeHalf.detail ?? 'no reason given'})`);
   const judged = {
+    other_host: copied !== undefined,
     resources,
     node_half: { state: nodeHalf.state, ...(nodeHalf.detail ? { detail: nodeHalf.detail } : {}) },
     service,
@@ -186,10 +199,11 @@ function merged(root: ResourceStatus[], node: ResourceStatus[]): ResourceStatus[
 async function refreshPlan(
   ctx: RootContext,
   recorded: RootResource[],
+  copied: CoreStatus | undefined,
 ): Promise<{ planned: Plan; nodeHalf: NodeHalfStatus; serving: NodeStatus['serving'] }> {
   const [root, node] = await Promise.all([
     planFor('status', { wanted: recorded }, ctx),
-    nodeStepPlan(ctx),
+    copied === undefined ? nodeStepPlan(ctx) : notAsked(),
   ]);
   const step = node.planned?.steps[0];
   const wanted = root.wanted;
@@ -197,9 +211,7 @@ async function refreshPlan(
   return { planned, nodeHalf: node.nodeHalf, serving: node.serving ?? null };
 }
 
-async function nodeStepPlan(
-  ctx: RootContext,
-): Promise<{ planned?: Plan; nodeHalf: NodeHalfStatus; serving?: NodeStatus['serving'] }> {
+async function nodeStepPlan(ctx: RootContext): Promise<NodeStepPlan> {
   const node = await installedNodeInputs(ctx.host, ctx.layout, ctx.journal);
   if (typeof node === 'string') return { nodeHalf: unknownNodeHalf(node) };
   const withNode: InstallContext = { ...ctx, node };
@@ -215,6 +227,30 @@ async function nodeStepPlan(
     const why = error instanceof Error ? error.message : String(error);
     return { nodeHalf: unknownNodeHalf(why), serving };
   }
+}
+
+const NOT_ASKED = 'not asked: the node belongs to another host';
+
+type NodeStepPlan = { planned?: Plan; nodeHalf: NodeHalfStatus; serving?: NodeStatus['serving'] };
+
+function notAsked(): NodeStepPlan {
+  return { nodeHalf: unknownNodeHalf(NOT_ASKED) };
+}
+
+/** Core's status on a copy of the node's host (src/node/host-id.ts), or undefined on its own
+ *  host: what the identity records against this host's ID. An identity that cannot be read is
+ *  coreStatusOf's to report. */
+async function copiedNode(
+  host: Host,
+  names: Layout,
+  coreUrl: string,
+): Promise<(CoreStatus & { node_id: string }) | undefined> {
+  const identity = await readNodeIdentityFor(host, names, coreUrl).catch(() => undefined);
+  if (identity === undefined) return undefined;
+  const current = await readHostId(host.path(MACHINE_ID_FILE));
+  if (!onAnotherHost(identity.host_id, current)) return undefined;
+  const core_pin = identity.core_pin ?? null;
+  return { state: 'unknown', node_id: identity.node_id, detail: NOT_ASKED, core_pin };
 }
 
 /** What Core says of the node, or why it cannot be asked (status lists problems; it does not

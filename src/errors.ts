@@ -23,6 +23,8 @@ export const EXIT = {
   notReady: 6,
   usage: 64,
   removed: 78,
+  /** EX_CONFIG: the node was registered on another host (a copy, issue #40): nothing done. */
+  otherHost: 78,
 } as const;
 
 /** The pasted line's own statuses (sysexits.h), before the installer runs

@@ -141,6 +141,12 @@ export const EXIT_TABLE: readonly ExitRow[] = [
       'Core no longer accepts this node (removed or retired): systemd does not restart it (RestartPreventExitStatus=78)',
   },
   {
+    status: EXIT.otherHost,
+    who: ['install', 'uninstall', 'register', 'run', 'status'],
+    meaning:
+      'the node was registered on another host: this one is a copy (another machine ID); nothing was changed and Core was not asked (status and the line name the fix)',
+  },
+  {
     status: '128+N',
     who: ['install', 'uninstall', 'apply'],
     meaning:

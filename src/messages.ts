@@ -298,6 +298,11 @@ export const MESSAGES = {
       "The installer's lock {path} {reason}: oac-node locks only in a directory that root alone can write",
     hint: 'Something other than oac-node made it. Find out what, remove it, then run the command again.',
   },
+  host_copied: {
+    message:
+      'Node {node_id} was registered on another host: this host has another machine ID (a copy of its disk or VM image)',
+    hint: 'The original host keeps the node. To make this host a node of its own: sudo oac-node uninstall --force, then paste a new line from Web (Nodes → Add node). If this is the same host and its machine ID was changed on purpose, sudo oac-node status prints the command that confirms it.',
+  },
   node_state_lost: {
     message: 'This host registered node {node_id}, but its node state {dir} is gone',
     hint: "A lost node state is a recovery incident: restore it from its backup together with Core's database and the provider storage. To give the node up instead, remove it on Nodes, run sudo oac-node uninstall --installation-id {id} --force, then add the host again.",

@@ -256,6 +256,9 @@ function requestFor(
     name: identity.name,
     token: null,
     configuration,
+    // The service checked the host before it started (issue #40): the recorded ID is this one's.
+    host_id: identity.host_id ?? null,
+    same_host: false,
     state_dir: stateDir,
     store_dir: store,
     checkpoint_root: checkpoint === `${store}/checkpoints` ? null : checkpoint,

@@ -20,6 +20,7 @@ import { Rollout } from './rollout.ts';
 import { finishSwitch, loadServing } from '../node/serving.ts';
 import { lockStateDirectory } from '../node/state-lock.ts';
 import { pinOrigin } from '../net/core-pin.ts';
+import { MACHINE_ID_FILE, readHostId, refuseAnotherHost } from '../node/host-id.ts';
 
 export interface RunRequest {
   configPath: string;
@@ -53,6 +54,9 @@ export async function runNode(req: RunRequest): Promise<number> {
       throw oacError('node_not_registered', { dir: req.stateDir });
     }
     redactor.add(identity.credential);
+    // Issue #40: a copy of the node's host (a cloned disk or image) stops for good, before Core
+    // is asked anything with the original's credential.
+    refuseAnotherHost(identity, await readHostId(MACHINE_ID_FILE));
     // TRUST-01: before any request, Core's origin trusts the recorded pin alone.
     pinOrigin(identity.core_url, identity.core_pin);
     // A provider file that cannot be read at start is a configuration error: say so and exit.

@@ -15,6 +15,7 @@ export interface InstallArgs {
   'dry-run': boolean;
   'plan-out'?: string;
   'allow-downgrade': boolean;
+  'same-host': boolean;
   json: boolean;
   quiet: boolean;
   timeout: string;
@@ -63,6 +64,12 @@ export const installOptions = (yargs: Argv) =>
       type: 'boolean',
       default: false,
       describe: 'Put this (older) program in place of the newer one the host runs',
+    })
+    .option('same-host', {
+      type: 'boolean',
+      default: false,
+      describe:
+        "Confirm that this is the node's own host, whose machine ID was changed on purpose (not a copy)",
     })
     .option('json', jsonOption)
     .option('quiet', quietOption)

@@ -240,6 +240,12 @@ export const STATUS_DOCUMENT = z.strictObject({
   last_run_log: text
     .nullable()
     .describe("Where that run's events are kept (root's alone); null: none kept"),
+  // Issue #40: added within format 1.
+  other_host: z
+    .boolean()
+    .describe(
+      'The node was registered on another host (a copy of its disk or image): its service refuses to run here, and Core was not asked',
+    ),
 });
 
 /** `bundle --json`: one document, once the bundle is written (OFFLINE-01). */

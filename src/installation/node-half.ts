@@ -176,6 +176,8 @@ export function prepareRequest(
         : { fd: BUNDLE_CHILD_FD, label: node.bundle.label, manifest: node.bundle.manifest },
     stage: node.stage === true,
     dry_run: options.dryRun,
+    host_id: node.hostId ?? null,
+    same_host: node.sameHost === true,
   };
 }
 

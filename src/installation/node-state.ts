@@ -9,6 +9,7 @@ import { checkJsonWith, parseJsonWith } from '../json-file.ts';
 import { oacError } from '../messages.ts';
 import { NODE_UID, type Layout } from '../layout.ts';
 import { redactor } from '../redact.ts';
+import { refuseAnotherHost } from '../node/host-id.ts';
 
 export async function readNodeIdentity(
   host: Host,
@@ -25,6 +26,18 @@ export async function readNodeIdentity(
   }
   redactor.add(checked.data.credential);
   return checked.data;
+}
+
+/** Issue #40: the node this host records was registered on another host (src/node/host-id.ts):
+ *  install and uninstall stop before anything else (their lock's file included), with the fix.
+ *  An identity that cannot be read is for the command's own checks to report. */
+export async function refuseCopiedNode(
+  host: Host,
+  layout: Layout,
+  hostId: string | null,
+): Promise<void> {
+  const identity = await readNodeIdentity(host, layout).catch(() => undefined);
+  if (identity !== undefined) refuseAnotherHost(identity, hostId);
 }
 
 /** The node's identity, as readNodeIdentity, checked against root's own record of the Core this

@@ -48,6 +48,10 @@ export interface NodeHalfInputs {
   providerGroup: { name: string; gid: number };
   checkpointRoot?: string;
   proxyEnv: Record<string, string>;
+  /** Issue #40: this host's ID (src/node/host-id.ts), recorded with the node; null: none. */
+  hostId?: string | null;
+  /** Issue #40: the operator confirmed this host (install --same-host). */
+  sameHost?: boolean;
   /** OFFLINE-01: the node half reads the release from this bundle (its descriptor, as fd 3). */
   bundle?: Bundle;
   /** OFFLINE-01: only stage the bundle's release for the running node's rollout. */

@@ -10,6 +10,7 @@ import { ensureDirectory, readIfExists, writeFileAtomic } from '../host/files.ts
 import { canonicalUuid, nodeCredential, nodeIdentity, provider } from '../net/core-schemas.ts';
 import { stateFile } from '../layout.ts';
 import { corePin } from '../net/core-pin.ts';
+import { HOST_ID_PATTERN } from './host-id.ts';
 
 const approved = z.object({
   provider_file_digest: z.string(),
@@ -30,6 +31,9 @@ export const storedIdentity = z.object({
   provider,
   managed: z.boolean(),
   created_at: z.string(),
+  /** The host the node belongs to (src/node/host-id.ts); absent: registered before it was
+   *  recorded (a rerun records it); null: the host had no machine ID. */
+  host_id: z.string().regex(HOST_ID_PATTERN).nullable().optional(),
   /** Core's answer to the enrollment; absent while registration is pending. */
   enrolled: nodeIdentity.optional(),
   /** The provider file's configuration at registration (NODE-05). */
@@ -70,7 +74,7 @@ export async function saveIdentity(stateDir: string, identity: StoredIdentity): 
 export function newIdentity(
   fields: Pick<
     StoredIdentity,
-    'core_url' | 'core_pin' | 'installation_id' | 'name' | 'provider' | 'managed'
+    'core_url' | 'core_pin' | 'installation_id' | 'name' | 'provider' | 'managed' | 'host_id'
   >,
 ): StoredIdentity {
   return {

@@ -62,6 +62,8 @@ export function nodeHalfDesired(req: PrepareRequest, manifest: ReleaseManifest):
       coreUrl: req.core_url,
       corePin: req.core_pin,
       name: req.name,
+      hostId: req.host_id,
+      sameHost: req.same_host,
     },
   );
   return list;

@@ -6,6 +6,7 @@ import { enrollmentToken, nodeConfiguration } from '../net/core-schemas.ts';
 import { isInstallationId } from '../layout.ts';
 import { corePin } from '../net/core-pin.ts';
 import { releaseManifestSchema } from '../net/release-manifest.ts';
+import { HOST_ID_PATTERN } from './host-id.ts';
 
 export const prepareRequest = z
   .strictObject({
@@ -41,6 +42,10 @@ export const prepareRequest = z
     stage: z.boolean().default(false),
     /** Probe and plan only: print what would change (install --dry-run, and the installer's probe). */
     dry_run: z.boolean().default(false),
+    /** Issue #40: this host's ID, as root read it (src/node/host-id.ts); null: the host has none. */
+    host_id: z.string().regex(HOST_ID_PATTERN).nullable().default(null),
+    /** Issue #40: the operator confirmed that a node recorded with another host ID is this one's. */
+    same_host: z.boolean().default(false),
   })
   // SEC-04: the configuration the installer checked is the installation's own.
   .refine((r) => r.configuration.installation_id === r.installation_id, {

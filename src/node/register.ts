@@ -23,6 +23,7 @@ import { loadProviderFile } from './load-provider-file.ts';
 import { providerFileDigest, type ProviderFile } from './provider-file.ts';
 import { lockStateDirectory } from './state-lock.ts';
 import { readTokenFile } from './token-file.ts';
+import { refuseAnotherHost } from './host-id.ts';
 
 export interface RegisterRequest {
   configPath: string;
@@ -37,10 +38,15 @@ export interface RegisterRequest {
   token?: string;
   /** true when the installer registers (the node then follows generations itself). */
   managed: boolean;
+  /** This host's ID (src/node/host-id.ts), recorded with the node; null: the host has none. */
+  hostId: string | null;
+  /** The operator confirmed that a node recorded with another host ID is this host's (its
+   *  machine ID was changed on purpose): the new ID is recorded instead of refusing. */
+  sameHost?: boolean;
   clientFor?: (origin: string) => CoreClient;
 }
 
-export type RegisterOutcome = 'registered' | 'recovered' | 'unchanged' | 'repinned';
+export type RegisterOutcome = 'registered' | 'recovered' | 'unchanged' | 'repinned' | 'rehosted';
 
 export async function registerNode(
   req: RegisterRequest,
@@ -69,14 +75,14 @@ export async function registerNode(
   const registered = await loadIdentity(req.stateDir);
   if (registered !== undefined && isRegistered(registered)) {
     assertSameInstallation(registered, file, origin, req.stateDir);
-    return repin(client, req.stateDir, registered, pin);
+    return updateRegistered(client, req, registered, pin);
   }
   const release = await lockStateDirectory(req.stateDir);
   try {
     const existing = await loadIdentity(req.stateDir);
     if (existing !== undefined) assertSameInstallation(existing, file, origin, req.stateDir);
     if (existing !== undefined && isRegistered(existing))
-      return await repin(client, req.stateDir, existing, pin);
+      return await updateRegistered(client, req, existing, pin);
     const identity =
       existing === undefined
         ? newIdentity({
@@ -86,11 +92,16 @@ export async function registerNode(
             name: req.name,
             provider: file.provider,
             managed: req.managed,
+            host_id: req.hostId,
           })
-        : { ...existing, core_pin: pin };
+        : { ...existing, core_pin: pin, host_id: req.hostId };
     redactor.add(identity.credential);
-    // ENR-02: on disk before Core hears of it (with the pin this run trusts).
-    if (existing === undefined || (existing.core_pin ?? null) !== pin)
+    // ENR-02: on disk before Core hears of it (with the pin this run trusts, on this host).
+    if (
+      existing === undefined ||
+      (existing.core_pin ?? null) !== pin ||
+      existing.host_id !== req.hostId
+    )
       await saveIdentity(req.stateDir, identity);
     const recovered =
       existing === undefined ? undefined : await recoverLostEnrollment(client, identity);
@@ -103,19 +114,24 @@ export async function registerNode(
   }
 }
 
-/** TRUST-01: a registered node's pin, changed only once Core answers under the new one (a
- *  mistyped pin would otherwise cut the node off at its next start). */
-async function repin(
+/** A registered node is not registered again. Its pin (TRUST-01) changes only once Core answers
+ *  under the new one (a mistyped pin would otherwise cut the node off at its next start); its
+ *  host ID is recorded when it has none yet, and replaced only when the operator confirmed the
+ *  host (issue #40): a copy of the node on another host is refused, before Core is asked. */
+async function updateRegistered(
   client: CoreClient,
-  stateDir: string,
+  req: RegisterRequest,
   identity: RegisteredIdentity,
   pin: string | null,
 ): Promise<{ outcome: RegisterOutcome; identity: RegisteredIdentity }> {
-  if ((identity.core_pin ?? null) === pin) return { outcome: 'unchanged', identity };
-  await client.identity(identity.node_id, identity.credential);
-  const repinned = { ...identity, core_pin: pin };
-  await saveIdentity(stateDir, repinned);
-  return { outcome: 'repinned', identity: repinned };
+  if (req.sameHost !== true) refuseAnotherHost(identity, req.hostId);
+  const repin = (identity.core_pin ?? null) !== pin;
+  const rehost = req.hostId !== null && identity.host_id !== req.hostId;
+  if (!repin && !rehost) return { outcome: 'unchanged', identity };
+  if (repin) await client.identity(identity.node_id, identity.credential);
+  const updated = { ...identity, core_pin: pin, ...(rehost ? { host_id: req.hostId } : {}) };
+  await saveIdentity(req.stateDir, updated);
+  return { outcome: repin ? 'repinned' : 'rehosted', identity: updated };
 }
 
 function requireToken(token: string | undefined): string {

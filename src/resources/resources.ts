@@ -258,6 +258,10 @@ export const REGISTRATION_RESOURCE = z.strictObject({
   /** TRUST-01: the pin the node keeps for Core (null: the host's trust store). */
   corePin: text.nullable(),
   name: text,
+  /** Issue #40: the host the node belongs to (src/node/host-id.ts); null: the host has none. */
+  hostId: text.nullable(),
+  /** Issue #40: a node recorded with another host ID is this host's (install --same-host). */
+  sameHost: z.boolean(),
 });
 export type RegistrationResource = z.infer<typeof REGISTRATION_RESOURCE>;
 

@@ -6,12 +6,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { STATUS_EXIT, statusExit, type NodeStatus } from '../../installer/status.ts';
 
-type Parts = Pick<NodeStatus, 'resources' | 'core' | 'node_half'>;
+type Parts = Pick<NodeStatus, 'resources' | 'core' | 'node_half' | 'other_host'>;
 const present = { key: 'unit', kind: 'unit', name: 'u', ownership: 'owned', state: 'present' };
 const status = (over: Partial<Parts> = {}): Parts => ({
   resources: [present] as Parts['resources'],
   core: { state: 'ready', node_id: 'n1' },
   node_half: { state: 'checked' },
+  other_host: false,
   ...over,
 });
 const drifted = [{ ...present, state: 'drifted', detail: 'edited by hand' }] as Parts['resources'];
@@ -42,4 +43,11 @@ test('issue #25 status exit statuses: drift 2, not checked 5, not ready at Core 
     Object.values(STATUS_EXIT).length,
     'each status means one thing',
   );
+});
+
+test("NODE-06 a copy of the node's host comes before everything else: exit 78", () => {
+  assert.equal(STATUS_EXIT.otherHost, 78);
+  const copied = { other_host: true, core: { state: 'unknown' as const } };
+  assert.equal(statusExit(status(copied)), 78);
+  assert.equal(statusExit(status({ ...copied, resources: drifted })), 78);
 });

@@ -18,7 +18,10 @@ const inputs = (over: Partial<NextInputs['recorded']['inputs']> = {}): NextInput
   },
   proxyNames: [],
 });
-const judged = (over: Partial<Pick<NodeStatus, 'core' | 'service' | 'node_half'>> = {}) => ({
+const judged = (
+  over: Partial<Pick<NodeStatus, 'core' | 'service' | 'node_half' | 'other_host'>> = {},
+) => ({
+  other_host: false,
   resources: [] as NodeStatus['resources'],
   core: { state: 'ready' as const },
   service: { unit: UNIT, enabled: true, active: true },
@@ -108,4 +111,18 @@ test('OPS-06 Core unreachable or Docker silent: what to check, each named', () =
     // Issue #40: what status cannot name, a support bundle for the ticket.
     'If the cause is not clear: sudo oac-node diagnose writes a support bundle for a ticket',
   ]);
+});
+
+test('NODE-06 a copied host: only its two fixes, the uninstall --force and the confirmation with --same-host', () => {
+  const copied = judged({ other_host: true, core: { state: 'unknown' } });
+  assert.deepEqual(nextSteps(copied, inputs()), [
+    `To make this host a node of its own (the original host keeps the node): sudo oac-node uninstall --installation-id ${ID} --force, then copy the line from Web (Nodes → Add node) and paste it here again`,
+    `Only if this is the same host and its machine ID was changed on purpose, confirm it with: sudo oac-node install --core-url https://core.example:8443 --installation-id ${ID} --same-host < /dev/null`,
+  ]);
+  const proxied = nextSteps(copied, { ...inputs(), proxyNames: ['https_proxy'] });
+  assert.match(
+    proxied[1] ?? '',
+    /confirm it in a root shell \(sudo -i\), with https_proxy exported/,
+  );
+  assert.match(proxied[2] ?? '', /--same-host < \/dev\/null$/);
 });

@@ -62,6 +62,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
       timeoutSeconds: parseTimeout(argv.timeout),
       ...(planOut === undefined ? {} : { planOut: true }),
       ...(argv['allow-downgrade'] ? { allowDowngrade: true } : {}),
+      ...(argv['same-host'] ? { sameHost: true } : {}),
       ...(bundle === undefined
         ? {}
         : { bundle, bundleManifestSha256: manifestSha256, bundlePath: resolve(bundlePath ?? '') }),

@@ -5,6 +5,7 @@ import { registerNode } from '../../node/register.ts';
 import { printable } from '../../ui/printable.ts';
 import { parseCorePin, pinOrigin } from '../../net/core-pin.ts';
 import { comment } from '../examples.ts';
+import { MACHINE_ID_FILE, readHostId } from '../../node/host-id.ts';
 
 interface RegisterArgs {
   config: string;
@@ -62,12 +63,14 @@ export const registerCommand: CommandModule<object, RegisterArgs> = {
       name: argv.name,
       tokenFile: pathArg('--enrollment-token-file', argv['enrollment-token-file']),
       managed: false,
+      hostId: await readHostId(MACHINE_ID_FILE),
     });
     const what = {
       registered: 'Registered',
       recovered: 'Registered (recovered a lost answer)',
       unchanged: 'Already registered',
       repinned: "Already registered; the pin of Core's key is updated",
+      rehosted: 'Already registered; the host it belongs to is recorded',
     }[outcome];
     process.stdout.write(
       `${printable(`${what}: node ${identity.node_id} (${identity.name}) with Core at ${identity.core_url}`)}\n`,

@@ -80,6 +80,18 @@ export async function bootInstalled(release: TestRelease): Promise<InstalledPair
   return { ...pair, line: kept.line, before: kept.before };
 }
 
+/** What a host booted from the run's install starts from (issue #40: a copied host is booted
+ *  from the same files): its overlay's files and its Docker data, both read-only to the caller,
+ *  and the ports its Core listens on. */
+export async function installedFiles(
+  release: TestRelease,
+): Promise<{ upper: string; docker: string; corePort: number; releasePort: number }> {
+  const cache = await installedCache(release);
+  const kept = JSON.parse(readFileSync(join(cache, 'kept.json'), 'utf8')) as Kept;
+  const { corePort, releasePort } = kept;
+  return { upper: join(cache, 'upper'), docker: join(cache, 'docker'), corePort, releasePort };
+}
+
 /** An installed host and its Core for `fn`, stopped afterwards whatever happens. */
 export async function withInstalledHost(
   release: TestRelease,
