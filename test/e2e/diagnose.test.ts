@@ -2,8 +2,9 @@
 // again with the service and Docker stopped and Core down, it writes a bundle whose manifest
 // names every file (and what could not be collected); the node's credential written into the
 // service's own log, the same credential base64-encoded there, and the proxy password in the env
-// file are in no file of it, in no encoding; each time the host is the same before and after,
-// the bundle aside.
+// file are in no file of it, in no encoding; a secret where no collector masks it stops the
+// bundle, naming the file; /etc/oac-node read-only does not; each time the host is the same
+// before and after, the bundle aside.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,10 +91,25 @@ test('SEC-13 OPS-07 diagnose with the node running, then with the service and Do
     await host.shOk('rm /root/running.tar.gz');
     assert.deepEqual(diffSnapshots(before, await host.snapshot()), [], 'the host unchanged');
 
+    // A secret where no collector masks it (a comment in the unit file): no bundle, the file named.
+    const unitFile = `/etc/systemd/system/${unit}`;
+    await host.shOk(`cp -p ${unitFile} /root/unit.keep && echo '# ${credential}' >> ${unitFile}`);
+    const refused = await host.exec(['oac-node', 'diagnose', '--out', '/root/refused.tar.gz']);
+    assert.equal(refused.status, 1, refused.stderr);
+    assert.match(refused.stderr, /unit\.service/);
+    assert.doesNotMatch(`${refused.stdout}${refused.stderr}`, new RegExp(credential));
+    assert.equal((await host.sh('test -e /root/refused.tar.gz')).status, 1, 'nothing written');
+    await host.shOk(`mv /root/unit.keep ${unitFile}`);
+    assert.deepEqual(diffSnapshots(before, await host.snapshot()), [], 'the host unchanged');
+
     await host.shOk(`systemctl stop ${unit} docker.service docker.socket`);
     await core.stop();
+    // /etc/oac-node read-only (a read-only /etc, an image): the bundle is made all the same.
+    await host.shOk('mount --bind /etc/oac-node /etc/oac-node');
+    await host.shOk('mount -o remount,bind,ro /etc/oac-node');
     const stopped = await host.snapshot();
     const down = await diagnoseIn(host, 'down.tar.gz');
+    await host.shOk('umount /etc/oac-node');
     assert.ok(
       down.manifest.missing.some((m) => m.name === 'docker.txt'),
       JSON.stringify(down.manifest.missing),
