@@ -1,11 +1,11 @@
 // What a support bundle holds (issue #40, docs/support.md), each file collected on its own: one
 // that cannot be had (the service stopped, Docker down, Core unreachable, a record unreadable)
-// is named with why, and the rest is still collected. Nothing here writes to the host. Commands
+// is named with why, and the rest is still collected. Nothing here writes to the host (plan.json's
+// dry run takes the installer's lock, as every run does: support/rerun-plan.ts). Commands
 // that ask the live system (systemctl, journalctl, docker) run only on the real root: under
 // --root (tests, image building) they would describe this machine, not the tree.
-import { cpus, release, totalmem } from 'node:os';
 import type { Host } from '../src/host/host.ts';
-import { type Layout, NODE_HOME } from '../src/layout.ts';
+import type { Layout } from '../src/layout.ts';
 import { proxyEnvForNode, savedProxyEnv } from '../records/proxy-settings.ts';
 import { probeCore } from '../src/net/core-probe.ts';
 import { redactor } from '../src/redact.ts';
@@ -14,6 +14,9 @@ import { sharedDispatcher } from '../src/net/dispatcher.ts';
 import { readNodeIdentity } from '../src/installation/node-state.ts';
 import { nodeStatus } from '../installer/status.ts';
 import { versionDocument } from './version-document.ts';
+import { small, live } from './facts.ts';
+import { hostFacts } from './host-facts.ts';
+import { rerunPlan } from './rerun-plan.ts';
 
 export interface Collected {
   name: string;
@@ -23,8 +26,13 @@ export interface Collected {
 }
 
 /** The files that hold what programs printed: their collector masks every form of every secret
- *  value it knows in them (support/secret-scan.ts maskSecrets). */
-export const LOGS: ReadonlySet<string> = new Set(['service-log.txt', 'last-run.jsonl']);
+ *  value it knows in them (support/secret-scan.ts maskSecrets). plan.json holds a dry run's
+ *  --json events, as last-run.jsonl holds a run's: masked by the program already, and here too. */
+export const LOGS: ReadonlySet<string> = new Set([
+  'service-log.txt',
+  'last-run.jsonl',
+  'plan.json',
+]);
 
 export interface Missing {
   name: string;
@@ -38,23 +46,6 @@ const json = (value: unknown, masked: string[] = []) => ({
   masked,
 });
 const text = (value: string) => ({ data: Buffer.from(value), masked: [] });
-/** A record, a unit or the last run's events: root's files, a few hundred KiB at most. */
-const SMALL = 1024 * 1024;
-
-async function small(host: Host, path: string): Promise<Buffer> {
-  const found = await host.readSmallFile(path, SMALL);
-  if (found.kind !== 'file') throw new Error(`${path}: ${found.kind}`);
-  return found.bytes;
-}
-
-/** On the real root only: what this machine's systemd, journal or Docker says. */
-async function live(host: Host, command: string, args: string[]): Promise<string> {
-  if (host.root !== '/') throw new Error('not asked under --root (it would describe this machine)');
-  const r = await host.run(command, args);
-  if (r.exitCode !== 0)
-    throw new Error(`${command} exited ${r.exitCode}: ${r.stderr.trim().slice(0, 200)}`);
-  return r.stdout;
-}
 
 export const COLLECTORS: ReadonlyArray<[string, Collector]> = [
   ['version.json', () => Promise.resolve(json(versionDocument()))],
@@ -63,7 +54,7 @@ export const COLLECTORS: ReadonlyArray<[string, Collector]> = [
   ['unit.service', async (host, names) => text((await small(host, names.unitPath)).toString())],
   ['last-run.jsonl', async (host, names) => text((await small(host, names.lastRunLog)).toString())],
   ['proxy.json', async (host, names) => proxyNames(await savedProxyEnv(host, names))],
-  ['host.json', async (host) => json(await hostFacts(host))],
+  ['host.json', async (host, names) => json(await hostFacts(host, names))],
   ['core.json', async (host, names) => json(await coreProbe(host, names))],
   [
     'systemctl-show.txt',
@@ -96,6 +87,8 @@ export const COLLECTORS: ReadonlyArray<[string, Collector]> = [
         ].join('\n'),
       ),
   ],
+  // Last: it may take up to a minute (support/rerun-plan.ts PLAN_LIMIT_MS).
+  ['plan.json', async (host, names) => json(await rerunPlan(host, names))],
 ];
 
 /** Whether Core answers the node's way (its proxy settings, its pin), how fast, and the clock. */
@@ -129,29 +122,4 @@ function proxyNames(env: Record<string, string>) {
     }),
   );
   return json(shown, masked);
-}
-
-/** What the preflight looks at, as this host has it now. */
-async function hostFacts(host: Host) {
-  const osRelease = await small(host, '/etc/os-release')
-    .then((b) => b.toString())
-    .catch(() => null);
-  const cgroup2 = (await host.lstat('/sys/fs/cgroup/cgroup.controllers')) !== undefined;
-  const kvm = await host.lstat('/dev/kvm');
-  return {
-    os_release: osRelease,
-    kernel: release(),
-    cgroup: cgroup2 ? 2 : 1,
-    cpus: cpus().length,
-    memory_bytes: totalmem(),
-    kvm:
-      kvm === undefined
-        ? null
-        : {
-            character_device: kvm.isCharacterDevice(),
-            mode: (kvm.mode & 0o777).toString(8),
-            gid: kvm.gid,
-          },
-    node_home: NODE_HOME,
-  };
 }
