@@ -1,7 +1,12 @@
 // The one-line install and uninstall commands that Web prints (BOOT-01…07, issue #4 item 1).
-// Pure string code: it validates every value it embeds, single-quotes each one, and returns ONE
-// line of POSIX sh that passes `shellcheck -s sh` and runs under dash and bash.
-// docs/one-line-command.md shows the same line annotated, piece by piece.
+// Pure string code: it validates every value it embeds and returns ONE line that every shell an
+// operator pastes into parses the same way (issue #42: bash, dash, zsh, mksh, busybox ash, fish,
+// tcsh): ` echo '<script>' | /bin/sh`. The script is POSIX sh that passes `shellcheck -s sh`; it
+// holds no backslash (an `echo` builtin may read one as an escape) and no `!` (history expansion:
+// csh and tcsh even inside single quotes), so the only quoting the operator's shell does
+// is the one single-quoted word, whose `'` are written `'\''` as every one of those shells reads
+// them. `echo` is a builtin in each, so the script (and the token in it) is never a process's
+// argument. docs/one-line-command.md shows the same line annotated, piece by piece.
 import { PROXY_VARIABLES } from '../src/net/proxy-env.ts';
 import { enrollmentToken } from '../src/net/core-schemas.ts';
 import { parseCorePin } from '../src/net/core-pin.ts';
@@ -99,6 +104,8 @@ export const LINE_MESSAGES = {
   unsupportedHost: 'oac-node: this command needs Linux on x86-64 (amd64); this host is $a',
   missingTool: 'oac-node: this command needs $t; install it and run the command again',
   cannotCreate: 'oac-node: cannot create the private directory $d',
+  lockOpen: 'oac-node: cannot open the lock file $d/lock',
+  lockFailed: 'oac-node: cannot lock $d/lock (flock ended with status $e)',
   noHome:
     'oac-node: cannot tell where this account keeps its files: HOME is not set and the user database names no home directory; set HOME and run the command again',
   waiting: 'oac-node: waiting for another oac-node command that is using $d',
@@ -109,11 +116,11 @@ export const LINE_MESSAGES = {
   downloadFailed: `oac-node: downloading the installer failed ${DOWNLOAD_TRIES} times; check the network and proxy settings, then run the command again`,
   keptMismatch: 'oac-node: the kept installer $x does not match its checksum; downloading it again',
   checksumMismatch:
-    "oac-node: the downloaded installer does not match this command's checksum; copy a fresh command from Web and run it again",
+    'oac-node: the downloaded installer does not match the checksum in this command; copy a fresh command from Web and run it again',
   cannotUnpack: 'oac-node: cannot unpack the installer into $d',
   fromBundle: 'oac-node: taking the installer from the bundle $b',
   bundleMismatch:
-    "oac-node: the installer in the bundle $b does not match this command's checksum; the bundle is of another release, or damaged",
+    'oac-node: the installer in the bundle $b does not match the checksum in this command; the bundle is of another release, or damaged',
   bundleUnreadable:
     'oac-node: cannot take the installer out of the bundle $b; it is no bundle, or damaged: copy it again',
   bundleNotReadable:
@@ -229,14 +236,20 @@ export function shQuote(value: string): string {
   return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
-/**
- * A constant script as one double-quoted word. Only for FAR_SIDE: shellcheck reads a
- * single-quoted `$` as a mistake (SC2016) unless `sh -c` is the first word, which it is not in
- * `set -- env -i … /bin/sh -c …`. The script holds no `!` (history expansion in double quotes).
- */
-function dqQuote(script: string): string {
-  if (script.includes('!')) throw new Error('a double-quoted word in the line cannot hold !');
-  return `"${script.replace(/[\\"$`]/g, '\\$&')}"`;
+/** A validated value as one double-quoted word of the script: validation keeps `"`, `$`, a
+ *  backquote, a backslash, `!` and line breaks out of every embedded value; this checks it, so
+ *  no value can leave its word even if a pattern above were loosened. */
+export function dqWord(value: string): string {
+  if (/["$`\\!\r\n\0]/.test(value))
+    throw new Error('a value of the line holds a character it does not embed');
+  return `"${value}"`;
+}
+
+/** The script as the line's one single-quoted word (issue #42): no backslash and no `!` in it,
+ *  which one of the shells would read differently; its `'` as `'\''`. */
+function lineWord(script: string): string {
+  if (/[\\!]/.test(script)) throw new Error('the line cannot hold a backslash or !');
+  return shQuote(script);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -249,22 +262,22 @@ export function renderInstallCommand(input: InstallCommandInput): string {
   const sha256 = validateSha256(input.installerSha256);
   const token = validateToken(input.token);
   const pin = input.corePin === undefined ? undefined : validateCorePin(input.corePin, coreUrl);
-  const pinArg = pin === undefined ? '' : ` --core-pin ${shQuote(pin)}`;
+  const pinArg = pin === undefined ? '' : ` --core-pin ${dqWord(pin)}`;
   const bundle = input.bundle === undefined ? undefined : validateBundlePath(input.bundle);
   const bundleArg =
     bundle === undefined
       ? ''
-      : ` --bundle ${shQuote(bundle)} --manifest-sha256 ${shQuote(bundleManifest(input.manifestSha256))}`;
+      : ` --bundle ${dqWord(bundle)} --manifest-sha256 ${dqWord(bundleManifest(input.manifestSha256))}`;
   return renderLine({
     consoleUrl,
     sha256,
     pinned: pin !== undefined,
     ...(bundle === undefined ? {} : { bundle }),
-    installerArgs: `install --core-url ${shQuote(coreUrl)}${pinArg}${bundleArg} --installation-id ${shQuote(installationId)}`,
+    installerArgs: `install --core-url ${dqWord(coreUrl)}${pinArg}${bundleArg} --installation-id ${dqWord(installationId)}`,
     // BOOT-05: the only place the token appears, after the environment's lines on the same
-    // stdin. printf is a builtin in dash, bash, zsh and busybox ash, so the token is never a
+    // stdin. printf is a builtin of /bin/sh (dash, bash, busybox ash), so the token is never a
     // process argument; what FAR_SIDE leaves of the pipe is the installer's stdin.
-    run: `{ ${ENV_LINES}; printf '%s\\n' ${shQuote(token)}; } | "$@"`,
+    run: `{ ${ENV_LINES}; printf %s ${dqWord(token)}; echo; } | "$@"`,
   });
 }
 
@@ -280,7 +293,7 @@ export function renderUninstallCommand(input: UninstallCommandInput): string {
     sha256,
     pinned: input.corePin !== undefined,
     ...(bundle === undefined ? {} : { bundle }),
-    installerArgs: `uninstall --installation-id ${shQuote(installationId)}${force}`,
+    installerArgs: `uninstall --installation-id ${dqWord(installationId)}${force}`,
     // Nothing to read: after the environment's lines the uninstaller's stdin ends, never the
     // rest of a piped script.
     run: `{ ${ENV_LINES}; } | "$@"`,
@@ -295,13 +308,14 @@ export function renderUninstallCommand(input: UninstallCommandInput): string {
 // set first, so an operator's own IFS cannot split a name (this runs in the pipe's subshell).
 // printf is a builtin, so no value (a proxy password) is ever a process argument, nor in
 // sudo's log. A value holding a line break would break the framing and is not passed (no
-// locale, terminal or proxy value holds one). `$(printf '\nx')` is a newline in one line. A
+// locale, terminal or proxy value holds one). `$(echo; echo x)` is a newline without a
+// backslash (issue #42: the script holds none), and each line's end is `echo`'s. A
 // carriage return (a CRLF /etc/environment ends every value with one) breaks no framing and is
 // passed: the installer refuses it in a proxy variable with one line naming the variable and
 // the CRLF file (issue #27 finding 4), where dropping it would send the install direct unsaid.
 export const ENV_LINES =
-  `IFS=' '; nl=$(printf '\\nx'); nl=\${nl%x}; for n in ${PASSED_NAMES.map((n) => `\${${n}+${n}}`).join(' ')}; do ` +
-  `v=$(printenv "$n") && case $v in *"$nl"*) ;; *) printf '%s=%s\\n' "$n" "$v";; esac; done; echo`;
+  `IFS=" "; nl=$(echo; echo x); nl=\${nl%x}; for n in ${PASSED_NAMES.map((n) => `\${${n}+${n}}`).join(' ')}; do ` +
+  `v=$(printenv "$n") && case $v in *"$nl"*) ;; *) printf %s=%s "$n" "$v"; echo;; esac; done; echo`;
 
 // SEC-07, on the far side of sudo: the program sudo executes is `env -i`, so nothing of sudo's,
 // PAM's or the operator's environment passes (a policy with !env_reset or env_keep, pam_env);
@@ -325,10 +339,23 @@ interface LineParts {
   run: string;
 }
 
-// One statement per element; joined with '; ' into one line. docs/one-line-command.md has the
-// same statements one per line with their reasons. `!` is never used (interactive bash and zsh
-// would expand history), nor a word starting with `=` (zsh would expand it).
+// One statement per element; joined with '; ' into the script, which the line hands to /bin/sh
+// (issue #42): whatever the operator's shell, the script runs in the same POSIX sh, with none of
+// that shell's options (zsh's no_clobber or ksh_arrays, a ksh's close-on-exec descriptors).
+// docs/one-line-command.md has the same statements one per line with their reasons.
 function renderLine(parts: LineParts): string {
+  return ` echo ${lineWord(renderScript(parts))} | /bin/sh`;
+}
+
+/** The script a rendered line hands to /bin/sh (for the tests and the docs: shellcheck reads
+ *  it), as the operator's shell unquotes the line's one word. */
+export function scriptOfLine(line: string): string {
+  const word = /^ echo '(.*)' \| \/bin\/sh$/.exec(line)?.[1];
+  if (word === undefined) throw new Error('not a line of this renderer');
+  return word.replaceAll("'\\''", "'");
+}
+
+function renderScript(parts: LineParts): string {
   const say = (text: string): string => `echo "${text}" >&2`;
   const fail = (text: string, status: number): string => `{ ${say(text)}; exit ${status}; }`;
   const M = LINE_MESSAGES;
@@ -340,11 +367,11 @@ function renderLine(parts: LineParts): string {
     'umask 077',
     // BOOT-02: Linux x86-64 and the tools, before anything is created or downloaded.
     'a="$(uname -s) $(uname -m)"',
-    `case $a in 'Linux x86_64') ;; *) ${say(M.unsupportedHost)}; exit ${E.unsupportedHost};; esac`,
+    `case $a in "Linux x86_64") ;; *) ${say(M.unsupportedHost)}; exit ${E.unsupportedHost};; esac`,
     'r=$(id -u)',
     `for t in ${toolsFor(parts).join(' ')} sudo; do [ "$t$r" = sudo0 ] || command -v "$t" >/dev/null 2>&1 || ${fail(M.missingTool, E.unsupportedHost)}; done`,
     // BOOT-03: the private directory, the names, and the lock.
-    `s=${shQuote(parts.sha256)}`,
+    `s=${dqWord(parts.sha256)}`,
     // FLEET (issue #15): a service or cloud-init's runcmd runs the line without HOME; the
     // account's home then comes from the user database, as the installer's own HOME does.
     'w=${HOME:-}',
@@ -353,27 +380,56 @@ function renderLine(parts: LineParts): string {
     `d="$w/${BOOTSTRAP_DIR}"`,
     'x="$d/$s"',
     'p="$x.gz.part"',
-    `{ mkdir -p "$d" && chmod 0700 "$d" && command exec 9>"$d/lock"; } || ${fail(M.cannotCreate, E.cannotWrite)}`,
-    `flock -n 9 || { ${say(M.waiting)}; flock -w ${LOCK_WAIT_SECONDS} 9; } || ${fail(M.lockTimeout, E.downloadFailed)}`,
-    // BOOT-03: the kept installer runs only if its content still has the name's checksum; one
-    // that does not is removed and downloaded again (it was damaged or replaced after it was
-    // kept). `2>` before `<`: a missing file is not an error worth a line. OpenSSL where the
-    // host has it: about 2.5x faster than coreutils' sha256sum on the 84 MiB installer, which
-    // every rerun checks (issue #13); the same SHA-256, `-r` prints it first as sha256sum does.
-    // Any other answer of OpenSSL's (a failure, another format) is asked of sha256sum again.
-    '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x")',
-    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(parts.bundle === undefined ? M.keptMismatch : M.keptMismatchBundle)}; rm -f "$x"; ${parts.bundle === undefined ? download(parts.consoleUrl, parts.pinned) : fromBundle(parts.bundle)}; }`,
-    'exec 9>&-',
+    `{ mkdir -p "$d" && chmod 0700 "$d"; } || ${fail(M.cannotCreate, E.cannotWrite)}`,
+    // The lock is descriptor 9 of this block alone (issue #42: a block's redirection, not
+    // `exec`, is what every shell hands to flock), held while the installer is checked or
+    // fetched and let go before it runs. The block's `||` is the lock file not opened: every
+    // failure inside ends the script itself.
+    `{ ${lockStatement()}; ${verifyStatement(parts)}; :; } 9>"$d/lock" || ${fail(M.lockOpen, E.cannotWrite)}`,
     // SEC-07, BOOT-04: `env -i` starts the installer (through FAR_SIDE) with a fixed PATH and
     // nothing else; --no-color for NO_COLOR; sudo unless root, with no variable preserved:
     // the allowed ones travel on stdin, in the run statement.
-    `set -- env -i ${shQuote(`PATH=${SAFE_PATH}`)} /bin/sh -c ${dqQuote(FAR_SIDE)} oac-node "$x" ${parts.installerArgs}`,
+    `set -- env -i ${dqWord(`PATH=${SAFE_PATH}`)} /bin/sh -c ${shQuote(FAR_SIDE)} oac-node "$x" ${parts.installerArgs}`,
     '[ -z "${NO_COLOR:-}" ] || set -- "$@" --no-color',
     // --sudo: the installer's hints then say sudo (in a root shell they do not, guide l.101).
     '[ "$r" = 0 ] || set -- sudo -- "$@" --sudo',
     parts.run,
   ];
-  return ` (${statements.join('; ')})`;
+  return statements.join('; ');
+}
+
+/** BOOT-03, SEC-05: flock on descriptor 9; another command holding it is waited for (1 is
+ *  flock's "held" and "timed out"); any other status is a lock that does not work, said so. */
+function lockStatement(): string {
+  const say = (text: string): string => `echo "${text}" >&2`;
+  const M = LINE_MESSAGES;
+  const E = LINE_EXIT;
+  return [
+    'flock -n 9; e=$?',
+    `[ "$e" = 1 ] && { ${say(M.waiting)}; flock -w ${LOCK_WAIT_SECONDS} 9; e=$?; }`,
+    `[ "$e" = 1 ] && { ${say(M.lockTimeout)}; exit ${E.downloadFailed}; }`,
+    `[ "$e" = 0 ] || { ${say(M.lockFailed)}; exit ${E.cannotWrite}; }`,
+  ].join('; ');
+}
+
+// BOOT-03: the kept installer runs only if its content still has the name's checksum; one that
+// does not is removed and downloaded again (it was damaged or replaced after it was kept). `2>`
+// before `<`: a missing file is not an error worth a line. OpenSSL where the host has it: about
+// 2.5x faster than coreutils' sha256sum on the 84 MiB installer, which every rerun checks
+// (issue #13); the same SHA-256, `-r` prints it first as sha256sum does. Any other answer of
+// OpenSSL's (a failure, another format) is asked of sha256sum again.
+function verifyStatement(parts: LineParts): string {
+  const say = (text: string): string => `echo "${text}" >&2`;
+  const M = LINE_MESSAGES;
+  const kept = parts.bundle === undefined ? M.keptMismatch : M.keptMismatchBundle;
+  const fetch =
+    parts.bundle === undefined
+      ? download(parts.consoleUrl, parts.pinned)
+      : fromBundle(parts.bundle);
+  return [
+    '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x")',
+    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(kept)}; rm -f "$x"; ${fetch}; }`,
+  ].join('; ');
 }
 
 /** BOOT-02: a bundle's line needs tar where the others need curl. */
@@ -388,7 +444,7 @@ function fromBundle(bundle: string): string {
   const say = (text: string): string => `echo "${text}" >&2`;
   const M = LINE_MESSAGES;
   return [
-    `b=${shQuote(bundle)}`,
+    `b=${dqWord(bundle)}`,
     // Missing, or not readable by the pasting account (a bundle under a 0700 /root looks missing
     // to anyone else): one message for both.
     `[ -r "$b" ] || { ${say(M.bundleNotReadable)}; exit ${LINE_EXIT.bundleUnreadable}; }`,
@@ -408,8 +464,8 @@ function download(consoleUrl: string, pinned: boolean): string {
   // SEC-01: an https console allows https only, redirects included; plain http only happens for
   // a loopback console (tests, the demo), which may still redirect to https. A loopback console
   // is reached directly, never through a proxy (as DL-04 says for the installer's downloads).
-  const protocols = installerUrl.startsWith('https:') ? "'=https'" : "'=http,https'";
-  const direct = isLoopbackHost(new URL(installerUrl).hostname) ? " --noproxy '*'" : '';
+  const protocols = installerUrl.startsWith('https:') ? '"=https"' : '"=http,https"';
+  const direct = isLoopbackHost(new URL(installerUrl).hostname) ? ' --noproxy "*"' : '';
   // TRUST-01: behind a private CA the host's store cannot check the console, and curl can pin
   // only a server's own key, not a CA's. This request carries no secret, and what it fetches runs
   // only once its SHA-256 is the command's (below): the checksum, not TLS, vouches for it. The
@@ -421,8 +477,8 @@ function download(consoleUrl: string, pinned: boolean): string {
     `--proto ${protocols}`,
     // DL-03's floor for a stalled transfer: less than 64 KiB in a minute ends this try.
     '--connect-timeout 30 --speed-limit 1092 --speed-time 60',
-    `-o "$p" -w '%{http_code}'`,
-    shQuote(installerUrl),
+    `-o "$p" -w "%{http_code}"`,
+    dqWord(installerUrl),
   ].join(' ');
   return [
     say(M.downloading),

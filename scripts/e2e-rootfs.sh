@@ -36,13 +36,15 @@ VARIANT=minbase
 # own service stays off, the test starts it with its own configuration.
 # openssh-server and python3: what Ansible needs of a managed host (issue #15, FLEET-01); sshd
 # stays off, the Ansible test starts it.
+# zsh, mksh, busybox, fish and tcsh: the shells operators paste the line into (issue #42).
+SHELLS=zsh,mksh,busybox,fish,tcsh
 BASE=systemd,systemd-sysv,dbus,docker.io,iptables,curl,sudo,ca-certificates,gzip,util-linux,procps,iproute2
 # The matrix's hosts only run the line, a rerun, status and uninstall: no proxy, no Ansible.
 # Debian 13 moved the docker command to its own package (docker.io only recommends it); the
 # installer speaks to Docker's API, the tests' snapshots use the command.
 include() {
   case $1 in
-    bookworm) echo "$BASE,tinyproxy,openssh-server,python3" ;;
+    bookworm) echo "$BASE,tinyproxy,openssh-server,python3,$SHELLS" ;;
     trixie) echo "$BASE,docker-cli" ;;
     *) echo "$BASE" ;;
   esac

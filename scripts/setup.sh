@@ -3,13 +3,14 @@
 # (Docker engine, iptables for dockerd, a static busybox for the Runtime image, shellcheck,
 # tinyproxy for the proxy tests, systemd-container + debootstrap + iproute2 for the throwaway
 # e2e hosts, openssl for the TLS test certificates, tmux for the terminal test, ansible for the
-# fleet test of deploy/ansible, zsh and fish for the completion tests, gcc and libc6-dev for the clock-setting library of
+# fleet test of deploy/ansible, zsh and fish for the completion tests and, with mksh and tcsh, for
+# the line in every shell (issue #42), gcc and libc6-dev for the clock-setting library of
 # test/e2e/faults-clock.test.ts) and the npm dependencies from
 # package-lock.json. Idempotent; quiet when there is nothing to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(docker.io iptables busybox-static shellcheck tinyproxy systemd-container debootstrap iproute2 openssl tmux ansible ansible-lint zsh fish graphviz gcc libc6-dev)
+packages=(docker.io iptables busybox-static shellcheck tinyproxy systemd-container debootstrap iproute2 openssl tmux ansible ansible-lint zsh fish mksh tcsh graphviz gcc libc6-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -30,7 +30,7 @@ const withKvmHost = (fn: (host: E2eHost, core: CoreInHost) => Promise<void>) => 
 /** The line from Core, edited as the guide says for a shared store, pasted into sh. */
 async function runLine(host: E2eHost, core: CoreInHost, extra = '') {
   const { command } = await issueToken(core);
-  const line = command.replace(/(--installation-id '[^']+')/, `$1${extra}`);
+  const line = command.replace(/(--installation-id "[^"]+")/, `$1${extra}`);
   const run = await host.exec(['sh'], { stdin: `${line}\n`, timeoutMs: 600_000 });
   return { line, run, ...fromLine(command) };
 }

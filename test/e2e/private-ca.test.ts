@@ -77,7 +77,7 @@ test('TRUST-01 issue #14 (a): a private-CA Core: the pinned line installs, rerun
     const pristine = await host.snapshot();
 
     const { token, command, installationId, uninstall } = await issueToken(core);
-    assert.equal(command.split(`--core-pin '${pin}'`).length, 2, 'the line carries the pin');
+    assert.equal(command.split(`--core-pin "${pin}"`).length, 2, 'the line carries the pin');
 
     // A wrong pin: the installer refuses before its first request to Core.
     const wrongPin = `sha256:${'0'.repeat(64)}`;
@@ -140,7 +140,7 @@ test('TRUST-01 issue #14 (a): a private-CA Core: the pinned line installs, rerun
     // An older line without the pin (from the shell's history) keeps the node's recorded pin:
     // the kept installer is reused, so nothing is downloaded either.
     const unpinnedLine = command
-      .replace(` --core-pin '${pin}'`, '')
+      .replace(` --core-pin "${pin}"`, '')
       .replace(' --insecure --max-filesize 536870912', '');
     assert.ok(!unpinnedLine.includes('--core-pin') && !unpinnedLine.includes('--insecure'));
     const older = await paste(host, unpinnedLine);

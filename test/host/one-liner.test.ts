@@ -1,6 +1,7 @@
-// The one-line install and uninstall commands run for real: real dash and bash read the line on
+// The one-line install and uninstall commands run for real: real shells read the line on
 // standard input, as a pasted line is read (never `sh -c LINE`, which would put the token in a
-// process argument), with real curl, sha256sum, flock and gzip, against the reference Core's
+// process argument): dash, bash, zsh, mksh, busybox ash, fish and tcsh for the whole line
+// (issue #42), dash and bash for what its script does in /bin/sh, with real curl, sha256sum, flock and gzip, against the reference Core's
 // console on loopback serving a release built by fixtures/release from a small fake installer,
 // and HOME pointed at a scratch directory. The fake installer prints its arguments, the line it
 // read on stdin, NODE_OPTIONS, its umask and the environment it was started with, so each
@@ -22,6 +23,7 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises';
+import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,6 +42,19 @@ import {
 import { call, startCore, type TestCore } from '../helpers/core.ts';
 
 const repoRoot = new URL('../..', import.meta.url).pathname;
+/** Issue #42: the shells operators paste the line into (Debian's), as their argv: zsh also with
+ *  the interactive options that broke earlier lines. The line hands its script to /bin/sh, so
+ *  the tests of what the script does run in dash and bash (SHELLS); these run the whole line. */
+const PASTE_SHELLS = [
+  '/bin/dash',
+  '/bin/bash',
+  'zsh -f',
+  'zsh -f -o noclobber -o nounset -o ksharrays',
+  'mksh',
+  'busybox sh',
+  'fish --no-config',
+  'tcsh -f',
+] as const;
 const SHELLS = ['/bin/dash', '/bin/bash'] as const;
 const INSTALLER_PATH = '/node-install/oac-node.gz';
 const ID = 'test-installation-1';
@@ -137,18 +152,25 @@ async function scratchHome(): Promise<string> {
   return mkdtemp(join(work, 'home-'));
 }
 
-/** Runs the line as a pasted line is run: the shell reads it on its standard input. */
+/** Runs the line as a pasted line is run: the shell (argv, split at spaces) reads it on its
+ *  standard input, here a file: fish 3.6 takes the socket Node gives a child's stdin for a
+ *  directory ("Unable to read input file"); a terminal, a pipe or a file it reads. */
 function runLine(
   shell: string,
   line: string,
   env: Record<string, string>,
 ): { done: Promise<LineRun>; pid: number } {
-  const child = spawn(shell, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const input = join(work, `line-${randomBytes(6).toString('hex')}`);
+  writeFileSync(input, `${line}\n`, { mode: 0o600 });
+  const fd = openSync(input, 'r');
+  const [command = '', ...args] = shell.split(' ');
+  const child = spawn(command, args, { env, stdio: [fd, 'pipe', 'pipe'] });
+  closeSync(fd);
+  rmSync(input);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  child.stdin.end(`${line}\n`);
+  child.stdout?.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => (stderr += s));
   const done = new Promise<LineRun>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
@@ -273,8 +295,8 @@ async function fakeBin(scripts: Record<string, string>): Promise<string> {
 // ---------------------------------------------------------------------------------------------
 
 describe('the install line, run for real', () => {
-  for (const shell of SHELLS) {
-    test(`BOOT-01 BOOT-03 BOOT-05 BOOT-06 ${shell}: Core's command downloads, verifies, unpacks and runs install with the token on stdin`, async () => {
+  for (const shell of PASTE_SHELLS) {
+    test(`BOOT-01 BOOT-03 BOOT-05 BOOT-06 BOOT-08 ${shell}: Core's command downloads, verifies, unpacks and runs install with the token on stdin`, async () => {
       const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens');
       assert.equal(issued.status, 201);
       const { token: t, command } = issued.body as { token: string; command: string };
@@ -405,7 +427,7 @@ describe('the install line, run for real', () => {
     assert.equal(r.stdout, '');
     assert.ok(
       r.stderr.endsWith(
-        "oac-node: the downloaded installer does not match this command's checksum; copy a fresh command from Web and run it again\n",
+        'oac-node: the downloaded installer does not match the checksum in this command; copy a fresh command from Web and run it again\n',
       ),
       r.stderr,
     );
@@ -485,7 +507,7 @@ describe('the install line, run for real', () => {
     const home = await scratchHome();
     // Slow download and a sleeping installer, so the sampler sees curl and the installer run.
     await armFault({ kind: 'drip', bytes_per_minute: 9000 }, 1);
-    for (const shell of SHELLS) {
+    for (const shell of PASTE_SHELLS) {
       await rm(bootstrapDir(home), { recursive: true, force: true });
       await setKnob(home, 'sleep', '1');
       await armFault({ kind: 'drip', bytes_per_minute: 9000 }, 1);
@@ -559,7 +581,7 @@ describe('SEC-07 the installer starts with an allowlisted environment', () => {
     FOO: 'bar',
   };
 
-  for (const shell of SHELLS) {
+  for (const shell of PASTE_SHELLS) {
     test(`SEC-07 ${shell}: a root shell's NODE_OPTIONS, NODE_TLS_REJECT_UNAUTHORIZED, OPENSSL_CONF, LD_PRELOAD, FOO… do not reach the installer; TERM, LANG, LC_*, NO_COLOR and the proxies do`, async () => {
       const home = await scratchHome();
       const t = token();
@@ -868,6 +890,41 @@ describe('issue #15 the line without HOME (a system service, cloud-init runcmd)'
     }).done;
     assert.equal(r.code, 73, r.stderr);
     assert.equal(r.stderr, `${LINE_MESSAGES.noHome}\n`);
+  });
+});
+
+describe('BOOT-08 every early exit of the line names its real cause', () => {
+  const expand = (message: string, dir: string, status = '') =>
+    `${message.replaceAll('$d', dir).replaceAll('$e', status)}\n`;
+
+  for (const shell of ['zsh -f', 'mksh', '/bin/dash'])
+    test(`BOOT-08 ${shell}: a lock file that cannot be opened is said so, exit 73, and nothing is fetched`, async () => {
+      const home = await scratchHome();
+      // A directory where the lock file belongs: the block's 9> redirection cannot open it.
+      await mkdir(join(bootstrapDir(home), 'lock'), { recursive: true });
+      const r = await run(shell, installLine(token()), home);
+      assert.equal(r.code, LINE_EXIT.cannotWrite, r.stderr);
+      assert.ok(r.stderr.endsWith(expand(LINE_MESSAGES.lockOpen, bootstrapDir(home))), r.stderr);
+      assert.doesNotMatch(r.stderr, /another oac-node command|cannot create the private/);
+      assert.deepEqual(await installerRequests(), [], 'nothing was downloaded');
+    });
+
+  test('BOOT-08 a flock that fails for another reason than a held lock is named with its status, exit 73', async () => {
+    const home = await scratchHome();
+    const path = await pathWithout(['flock'], {
+      flock: '#!/bin/sh\necho "flock: 9: Bad file descriptor" >&2\nexit 65\n',
+    });
+    const r = await runLine('/bin/mksh', installLine(token()), {
+      PATH: path,
+      HOME: home,
+      LANG: 'C',
+    }).done;
+    assert.equal(r.code, LINE_EXIT.cannotWrite, r.stderr);
+    assert.ok(
+      r.stderr.endsWith(expand(LINE_MESSAGES.lockFailed, bootstrapDir(home), '65')),
+      r.stderr,
+    );
+    assert.doesNotMatch(r.stderr, /for 10 minutes|waiting for another/);
   });
 });
 

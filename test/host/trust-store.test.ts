@@ -63,7 +63,7 @@ test("SEC-01 a private CA in the host's bundle is trusted, as curl in the line t
   const system = readFileSync(BUNDLE, 'utf8');
   const run = await commandWithBundle(`${system}\n${privateCa}`);
   assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, new RegExp(`s='${sha}'`), 'the line carries the console checksum');
+  assert.match(run.stdout, new RegExp(`s="${sha}"`), 'the line carries the console checksum');
 });
 
 test('SEC-01 without it the certificate is refused in one line (verification stays on)', async () => {

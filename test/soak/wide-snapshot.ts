@@ -36,7 +36,7 @@ const NAME_TREES = ['/run', '/tmp', '/var/tmp'];
  * Files whose modification time moves every cycle while their contents, compared by sha256, stay
  * the same: the user and group databases and their `-` backups, which `useradd` and `userdel`
  * rewrite (they are also compared line by line in `host.snapshot()`); and the line's lock, which
- * the line opens with `exec 9>"$d/lock"` (installer/one-liner.ts) to flock it, truncating the
+ * the line opens with a block's `9>"$d/lock"` (installer/one-liner.ts) to flock it, truncating the
  * empty file each run.
  */
 const REWRITTEN_FILES = [

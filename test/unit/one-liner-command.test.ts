@@ -79,7 +79,7 @@ describe('oac-node command', () => {
   test('BOOT-06 --installer-sha256 is used as given, without asking the console', async () => {
     const { out, fetched } = await print({ 'installer-sha256': OTHER }, stdinOf(TOKEN));
     assert.deepEqual(fetched, []);
-    assert.ok(out.includes(`s='${OTHER}'`));
+    assert.ok(out.includes(`s="${OTHER}"`));
   });
 
   test('--console-url names where the installer is downloaded; --core-url stays the Core address', async () => {
@@ -88,8 +88,8 @@ describe('oac-node command', () => {
       stdinOf(`${TOKEN}\r\n`),
     );
     assert.deepEqual(fetched, ['https://console.example.com/web']);
-    assert.ok(out.includes("'https://console.example.com/web/node-install/oac-node.gz'"));
-    assert.ok(out.includes("--core-url 'https://core.example.com'"));
+    assert.ok(out.includes('"https://console.example.com/web/node-install/oac-node.gz"'));
+    assert.ok(out.includes('--core-url "https://core.example.com"'));
   });
 
   test('BOOT-07 --uninstall prints the uninstall line and reads no token', async () => {

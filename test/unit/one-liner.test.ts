@@ -1,9 +1,18 @@
-// The one-line install and uninstall commands (installer/one-liner.ts) as text: their shape,
-// what they embed and refuse, the quoting of hostile values proven by real shells, and
-// shellcheck. test/host/one-liner.test.ts runs the same lines for real.
+// The one-line install and uninstall commands (installer/one-liner.ts) as text: their shape
+// (` echo '<script>' | /bin/sh`), what the script embeds and refuses, the quoting of hostile
+// values proven by real shells, every shell's parser on the line (issue #42), and shellcheck on
+// the script. test/host/one-liner.test.ts runs the same lines for real.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -17,6 +26,7 @@ import {
   SAFE_PATH,
   renderInstallCommand,
   renderUninstallCommand,
+  scriptOfLine,
   shQuote,
   type InstallCommandInput,
 } from '../../installer/one-liner.ts';
@@ -31,21 +41,28 @@ const INPUT: InstallCommandInput = {
   installerSha256: SHA,
   token: TOKEN,
 };
-const install = renderInstallCommand(INPUT);
-const uninstall = renderUninstallCommand({ ...INPUT, force: false });
-const uninstallForce = renderUninstallCommand({ ...INPUT, force: true });
-const loopback = renderInstallCommand({
-  ...INPUT,
-  consoleUrl: 'http://127.0.0.1:8080',
-  coreUrl: 'http://127.0.0.1:8080',
-});
 const PIN = `sha256:${'ab'.repeat(32)}`;
-const pinned = renderInstallCommand({ ...INPUT, corePin: PIN });
-const uninstallPinned = renderUninstallCommand({ ...INPUT, corePin: PIN });
 const BUNDLE = '/root/oac-node-0.1.0.bundle';
 const MANIFEST_SHA = 'ab'.repeat(32);
-const fromBundle = renderInstallCommand({ ...INPUT, bundle: BUNDLE, manifestSha256: MANIFEST_SHA });
-const ALL = { install, uninstall, uninstallForce, loopback, pinned, uninstallPinned, fromBundle };
+/** The lines as Web prints them. */
+const LINES = {
+  install: renderInstallCommand(INPUT),
+  uninstall: renderUninstallCommand({ ...INPUT, force: false }),
+  uninstallForce: renderUninstallCommand({ ...INPUT, force: true }),
+  loopback: renderInstallCommand({
+    ...INPUT,
+    consoleUrl: 'http://127.0.0.1:8080',
+    coreUrl: 'http://127.0.0.1:8080',
+  }),
+  pinned: renderInstallCommand({ ...INPUT, corePin: PIN }),
+  uninstallPinned: renderUninstallCommand({ ...INPUT, corePin: PIN }),
+  fromBundle: renderInstallCommand({ ...INPUT, bundle: BUNDLE, manifestSha256: MANIFEST_SHA }),
+};
+/** Their scripts, as /bin/sh gets them. */
+const ALL = Object.fromEntries(
+  Object.entries(LINES).map(([name, line]) => [name, scriptOfLine(line)]),
+) as Record<keyof typeof LINES, string>;
+const { install, uninstall, uninstallForce, loopback, pinned, uninstallPinned, fromBundle } = ALL;
 
 function occurrences(text: string, what: string): number {
   return text.split(what).length - 1;
@@ -55,26 +72,43 @@ function run(command: string, args: string[], input?: string) {
   return spawnSync(command, args, { input, encoding: 'utf8' });
 }
 
-describe('BOOT-01 one line, leading space, subshell under umask 077', () => {
-  for (const [name, line] of Object.entries(ALL)) {
-    test(`BOOT-01 ${name}: one line that starts with a space and is one subshell`, () => {
+/** As run, with standard input a file: fish 3.6 takes the socket Node gives a child for
+ *  `input` for a directory ("Unable to read input file"); a terminal or a file it reads. */
+function runFromFile(command: string, args: string[], input: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'oac-paste-'));
+  const file = join(dir, 'line');
+  writeFileSync(file, input);
+  const fd = openSync(file, 'r');
+  try {
+    return spawnSync(command, args, { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });
+  } finally {
+    closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('BOOT-01 one line, leading space, one script for /bin/sh under umask 077', () => {
+  for (const [name, line] of Object.entries(LINES)) {
+    test(`BOOT-01 ${name}: one line that starts with a space and hands one quoted script to /bin/sh`, () => {
       assert.doesNotMatch(line, /[\n\r]/);
-      assert.ok(line.startsWith(' ('), 'starts with a space, then the subshell');
-      assert.ok(line.endsWith(')'));
-      // The only top-level construct is the subshell: its closing parenthesis is the last byte.
-      assert.equal(line.indexOf(' (set +Ceux; umask 077; '), 0);
+      assert.ok(line.startsWith(" echo 'set +Ceux; umask 077; "), 'a space, then the echo');
+      assert.ok(line.endsWith("' | /bin/sh"));
+      // Issue #42: the only backslashes are the operator's shell's own `'\''`, outside the
+      // quotes; no `!` anywhere (history expansion: csh and tcsh even inside single quotes).
+      assert.doesNotMatch(line.replaceAll("'\\''", ''), /[\\!]/);
+      assert.equal(scriptOfLine(line), ALL[name as keyof typeof LINES]);
     });
   }
 
   test('BOOT-01 umask 077 comes before anything is created or downloaded', () => {
     const umask = install.indexOf('umask 077');
-    for (const later of ['mkdir', 'curl ', 'gzip -d', 'command exec 9>']) {
+    for (const later of ['mkdir', 'curl ', 'gzip -d', '9>"$d/lock"']) {
       assert.ok(install.indexOf(later) > umask, later);
     }
   });
 
   test('BOOT-05 xtrace is switched off first, so a traced shell never prints the token', () => {
-    assert.ok(install.startsWith(' (set +Ceux;'));
+    assert.ok(install.startsWith('set +Ceux;'));
   });
 
   test('interactive shells: no `!` (history expansion) and no word starting with `=`', () => {
@@ -92,7 +126,7 @@ describe('BOOT-02 host checks before downloading', () => {
     assert.ok(uname > 0 && tools > uname);
     assert.ok(install.indexOf('mkdir -p') > tools);
     assert.ok(install.indexOf('curl -q') > tools);
-    assert.ok(install.includes("case $a in 'Linux x86_64') ;; *) "));
+    assert.ok(install.includes('case $a in "Linux x86_64") ;; *) '));
   });
 
   test('BOOT-02 each refusal is one line naming what is missing, and a non-zero status', () => {
@@ -112,14 +146,23 @@ describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', ()
     assert.ok(install.includes('w=${HOME:-}; [ -n "$w" ] || { w=$(getent passwd "$r") && '));
     assert.ok(install.includes(`[ -n "$w" ] || { echo "${LINE_MESSAGES.noHome}" >&2; exit 73; }`));
     assert.ok(install.includes('d="$w/.oac/node-bootstrap"'));
-    assert.ok(install.includes('mkdir -p "$d" && chmod 0700 "$d" && command exec 9>"$d/lock"'));
-    assert.ok(install.includes('flock -n 9 ||'));
+    assert.ok(install.includes('{ mkdir -p "$d" && chmod 0700 "$d"; } || { echo "'));
+    // Issue #42: the lock is a block's descriptor (every shell hands it to flock), and a lock
+    // file that cannot be opened, a lock that does not work and a wait that timed out are
+    // three messages, each true.
+    assert.ok(install.includes('{ flock -n 9; e=$?; [ "$e" = 1 ] && { echo "'));
+    assert.ok(install.includes(`"${LINE_MESSAGES.lockFailed}" >&2; exit 73;`));
+    assert.ok(install.includes(`"${LINE_MESSAGES.lockTimeout}" >&2; exit 75;`));
+    assert.ok(install.includes(`:; } 9>"$d/lock" || { echo "${LINE_MESSAGES.lockOpen}" >&2;`));
     assert.ok(install.indexOf('flock -n 9') < install.indexOf('curl -q'));
-    assert.ok(install.indexOf('exec 9>&-') > install.indexOf('mv -f'), 'lock held until unpacked');
+    assert.ok(
+      install.indexOf('9>"$d/lock"') > install.indexOf('mv -f'),
+      'lock held until unpacked',
+    );
   });
 
   test('BOOT-03 the runnable installer is named by its own checksum and verified before every run, a kept one too', () => {
-    assert.ok(install.includes(`s='${SHA}'`));
+    assert.ok(install.includes(`s="${SHA}"`));
     assert.ok(install.includes('x="$d/$s"; p="$x.gz.part"'));
     // The kept file is hashed under the lock; only a match skips the download.
     // OpenSSL where the host has it (issue #13: faster), else sha256sum: the same SHA-256.
@@ -142,9 +185,9 @@ describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', ()
   });
 
   test('BOOT-03 curl ignores ~/.curlrc, follows redirects, and keeps to https for an https console', () => {
-    assert.ok(install.includes("curl -q -sS -L --proto '=https' "));
-    assert.ok(loopback.includes("curl -q -sS -L --noproxy '*' --proto '=http,https' "));
-    assert.ok(install.includes("'https://core.example.com/node-install/oac-node.gz'"));
+    assert.ok(install.includes('curl -q -sS -L --proto "=https" '));
+    assert.ok(loopback.includes('curl -q -sS -L --noproxy "*" --proto "=http,https" '));
+    assert.ok(install.includes('"https://core.example.com/node-install/oac-node.gz"'));
   });
 
   test('BOOT-06 the unpacked executable is verified before it takes the name; a mismatch says what to do', () => {
@@ -174,11 +217,11 @@ describe('BOOT-04 SEC-07 sudo unless root; env -i and an allowlist on its far si
   });
 
   test('SEC-07 env -i with a fixed PATH is what sudo executes; FAR_SIDE becomes the installer', () => {
-    const program = `set -- env -i 'PATH=${SAFE_PATH}' /bin/sh -c "`;
+    const program = `set -- env -i "PATH=${SAFE_PATH}" /bin/sh -c '`;
     for (const line of Object.values(ALL)) {
       assert.ok(line.includes(program));
       assert.ok(line.indexOf('set -- sudo -- "$@"') > line.indexOf(program), 'sudo wraps env -i');
-      assert.ok(line.includes('" oac-node "$x" '));
+      assert.ok(line.includes('\' oac-node "$x" '));
       assert.equal(occurrences(line, 'NODE_OPTIONS'), 0, 'no denylist: nothing else passes');
     }
     assert.equal(SAFE_PATH, '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin');
@@ -205,8 +248,8 @@ describe('BOOT-04 SEC-07 sudo unless root; env -i and an allowlist on its far si
     for (const line of Object.values(ALL)) {
       // Only the names the shell has (set, even empty) reach printenv (issue #13).
       const listed = PASSED_NAMES.map((n) => `\${${n}+${n}}`).join(' ');
-      assert.ok(line.includes(`IFS=' '; nl=$(printf '\\nx'); nl=\${nl%x}; for n in ${listed}; do`));
-      assert.ok(line.includes(`case \\\${l%%=*} in ${PASSED_NAMES.join('|')}) export`));
+      assert.ok(line.includes(`IFS=" "; nl=$(echo; echo x); nl=\${nl%x}; for n in ${listed}; do`));
+      assert.ok(line.includes(`case \${l%%=*} in ${PASSED_NAMES.join('|')}) export`));
     }
   });
 });
@@ -242,7 +285,7 @@ describe('SEC-07 the environment handoff, run by real shells', () => {
       const dir = mkdtempSync(join(tmpdir(), 'oac-env-'));
       try {
         const script =
-          `{ ${ENV_LINES}; printf '%s\\n' TOKEN-after-the-lines; } | ` +
+          `{ ${ENV_LINES}; printf %s TOKEN-after-the-lines; echo; } | ` +
           `env -i 'PATH=${SAFE_PATH}' /bin/sh -c ${shQuote(FAR_SIDE)} oac-node /bin/sh -c ${shQuote(REPORT)}`;
         const r = spawnSync(shell, ['-c', script], {
           cwd: dir,
@@ -280,7 +323,7 @@ describe('SEC-07 the environment handoff, run by real shells', () => {
   test('SEC-03 SEC-07 the values are printed by the printf builtin, never put in an argument', () => {
     assert.ok(
       ENV_LINES.includes(
-        `v=$(printenv "$n") && case $v in *"$nl"*) ;; *) printf '%s=%s\\n' "$n" "$v";; esac`,
+        `v=$(printenv "$n") && case $v in *"$nl"*) ;; *) printf %s=%s "$n" "$v"; echo;; esac`,
       ),
     );
     assert.doesNotMatch(ENV_LINES, /env -i|export|eval/);
@@ -291,7 +334,7 @@ describe('SEC-07 the environment handoff, run by real shells', () => {
 describe('BOOT-05 the token on standard input only; NO_COLOR', () => {
   test('BOOT-05 the token appears once, as the argument of the printf builtin piped to the installer', () => {
     assert.equal(occurrences(install, TOKEN), 1);
-    assert.ok(install.endsWith(`; echo; printf '%s\\n' '${TOKEN}'; } | "$@")`));
+    assert.ok(install.endsWith(`; echo; printf %s "${TOKEN}"; echo; } | "$@"`));
     // Never in an assignment, an export, an argument list or a file.
     assert.doesNotMatch(install, new RegExp(`=\\S*${TOKEN}`));
   });
@@ -299,7 +342,7 @@ describe('BOOT-05 the token on standard input only; NO_COLOR', () => {
   test('BOOT-05 the installer gets install --core-url URL --installation-id ID, no token', () => {
     assert.ok(
       install.includes(
-        `"$x" install --core-url 'https://core.example.com' --installation-id '${INPUT.installationId}';`,
+        `"$x" install --core-url "https://core.example.com" --installation-id "${INPUT.installationId}";`,
       ),
     );
   });
@@ -314,27 +357,27 @@ describe('BOOT-05 the token on standard input only; NO_COLOR', () => {
 describe('BOOT-06 BOOT-07 what the lines embed; the uninstall line', () => {
   test('BOOT-06 the install line embeds the Core address, checksum, installation ID and token', () => {
     for (const value of [INPUT.coreUrl, SHA, INPUT.installationId, TOKEN]) {
-      assert.ok(install.includes(`'${value}`), value);
+      assert.ok(install.includes(`"${value}`), value);
     }
   });
 
   test('BOOT-07 the uninstall line has the same shape, no token, and --force only when asked', () => {
-    const head = install.slice(0, install.indexOf('" oac-node "$x" '));
-    assert.equal(uninstall.slice(0, head.length), head, 'same checks, download, lock and env -i');
-    assert.ok(!uninstall.includes(TOKEN) && !uninstall.includes("printf '%s\\n' '"));
+    const head = install.slice(0, install.indexOf(`' oac-node "$x" `));
+    assert.ok(uninstall.startsWith(head), 'same checks, download, lock and env -i');
+    assert.ok(!uninstall.includes(TOKEN) && !uninstall.includes('printf %s "'));
     assert.ok(
       uninstall.includes(
-        `" oac-node "$x" uninstall --installation-id '${INPUT.installationId}'; [`,
+        `' oac-node "$x" uninstall --installation-id "${INPUT.installationId}"; [`,
       ),
     );
     assert.ok(
       uninstallForce.includes(
-        `"$x" uninstall --installation-id '${INPUT.installationId}' --force; [`,
+        `"$x" uninstall --installation-id "${INPUT.installationId}" --force; [`,
       ),
     );
     assert.ok(!uninstall.includes('--force'));
     assert.ok(
-      uninstall.endsWith(`; { ${ENV_LINES}; } | "$@")`),
+      uninstall.endsWith(`; { ${ENV_LINES}; } | "$@"`),
       'stdin: the allowed lines, then its end',
     );
     assert.ok(uninstall.includes('[ "$r" = 0 ] || set -- sudo -- "$@"'));
@@ -372,7 +415,7 @@ describe('SEC-01 SEC-04 every embedded value is validated first', () => {
     }
     // A console under a path prefix keeps it; a trailing slash is dropped.
     const prefixed = renderInstallCommand({ ...INPUT, consoleUrl: 'https://c.example/console/' });
-    assert.ok(prefixed.includes("'https://c.example/console/node-install/oac-node.gz'"));
+    assert.ok(prefixed.includes('"https://c.example/console/node-install/oac-node.gz"'));
   });
 
   test('SEC-04 installation ID: 1 to 64 of [A-Za-z0-9._-], starting with a letter or digit', () => {
@@ -380,7 +423,7 @@ describe('SEC-01 SEC-04 every embedded value is validated first', () => {
       refuses({ installationId: bad }, /installation ID/);
     }
     for (const ok of ['a', 'A.b_c-9', 'x'.repeat(64)]) {
-      assert.ok(renderInstallCommand({ ...INPUT, installationId: ok }).includes(`'${ok}'`));
+      assert.ok(renderInstallCommand({ ...INPUT, installationId: ok }).includes(`"${ok}"`));
     }
   });
 
@@ -410,7 +453,7 @@ describe('SEC-01 SEC-04 every embedded value is validated first', () => {
       );
     }
     for (const token of ['a'.repeat(16), 'A-._~z'.repeat(80), 'x'.repeat(512)]) {
-      assert.ok(renderInstallCommand({ ...INPUT, token }).includes(`'${token}'`));
+      assert.ok(renderInstallCommand({ ...INPUT, token }).includes(`"${token}"`));
     }
   });
 
@@ -495,22 +538,65 @@ describe('quoting: no value can leave its word, even without validation', () => 
   });
 });
 
-describe('shellcheck, dash and bash accept the lines', () => {
-  for (const [name, line] of Object.entries(ALL)) {
-    test(`BOOT-01 ${name}: shellcheck -s sh reports nothing`, () => {
-      const r = run('shellcheck', ['-s', 'sh', '-'], `${line}\n`);
+/** Issue #42: the shells operators paste into, each with its parser-only switch, from Debian's
+ *  packages (scripts/setup.sh). zsh twice: without its rc files, and with the interactive
+ *  options that broke earlier lines (no_clobber, nounset, ksh_arrays). */
+export const PASTE_SHELLS: ReadonlyArray<{ name: string; parse: string[] }> = [
+  { name: 'bash', parse: ['bash', '-n'] },
+  { name: 'dash', parse: ['dash', '-n'] },
+  { name: 'zsh', parse: ['zsh', '-f', '-n'] },
+  {
+    name: 'zsh with options',
+    parse: ['zsh', '-n', '-o', 'noclobber', '-o', 'nounset', '-o', 'ksharrays'],
+  },
+  { name: 'mksh', parse: ['mksh', '-n'] },
+  { name: 'busybox ash', parse: ['busybox', 'sh', '-n'] },
+  { name: 'fish', parse: ['fish', '--no-config', '--no-execute'] },
+  { name: 'tcsh', parse: ['tcsh', '-f', '-n'] },
+];
+
+describe('issue #42 every shell parses the lines; shellcheck accepts their script', () => {
+  for (const [name, script] of Object.entries(ALL)) {
+    test(`BOOT-01 ${name}: shellcheck -s sh reports nothing on the script (SC2016 aside)`, () => {
+      // SC2016 (info) is FAR_SIDE: a script for the far side of `env -i`, single-quoted on
+      // purpose, its `$` for that shell to expand.
+      const r = run('shellcheck', ['-s', 'sh', '-e', 'SC2016', '-'], `${script}\n`);
       assert.equal(r.error, undefined, 'shellcheck is installed (scripts/setup.sh)');
       assert.equal(r.stdout + r.stderr, '');
       assert.equal(r.status, 0);
     });
+  }
 
-    test(`BOOT-01 ${name}: dash -n and bash -n parse it`, () => {
-      for (const shell of ['dash', 'bash']) {
-        const r = run(shell, ['-n'], `${line}\n`);
-        assert.equal(r.status, 0, `${shell}: ${r.stderr}`);
+  for (const shell of PASTE_SHELLS)
+    test(`BOOT-08 ${shell.name} parses every line, and /bin/sh its script`, () => {
+      for (const [name, line] of Object.entries(LINES)) {
+        const [command = '', ...args] = shell.parse;
+        const r = runFromFile(command, args, `${line}\n`);
+        assert.equal(r.error, undefined, `${command} is installed (scripts/setup.sh)`);
+        assert.equal(r.status, 0, `${shell.name}, ${name}: ${r.stderr}`);
+        assert.equal(r.stderr, '', `${shell.name}, ${name}`);
+        const sh = run('/bin/sh', ['-n'], `${ALL[name as keyof typeof LINES]}\n`);
+        assert.equal(sh.status, 0, sh.stderr);
       }
     });
-  }
+
+  for (const shell of PASTE_SHELLS)
+    test(`BOOT-08 SEC-03 ${shell.name}: the line hands /bin/sh exactly the script, through the echo builtin`, () => {
+      // The line without its `| /bin/sh`: what the operator's shell makes of the quoted word.
+      const [command = '', ...args] = shell.parse.filter(
+        (a) => !['-n', '--no-execute'].includes(a),
+      );
+      for (const [name, line] of Object.entries(LINES)) {
+        const echoed = runFromFile(command, args, `${line.slice(0, -' | /bin/sh'.length)}\n`);
+        assert.equal(echoed.status, 0, `${shell.name}, ${name}: ${echoed.stderr}`);
+        assert.ok(
+          echoed.stdout === `${ALL[name as keyof typeof LINES]}\n`,
+          `${shell.name}, ${name}`,
+        );
+        const type = runFromFile(command, args, `${command === 'tcsh' ? 'which' : 'type'} echo\n`);
+        assert.match(type.stdout, /builtin|built-in/, `${shell.name}: echo is a builtin`);
+      }
+    });
 });
 
 test('docs/one-line-command.md shows the exact line rendered for its example values', () => {
@@ -534,7 +620,7 @@ test('docs/one-line-command.md shows the exact line rendered for its example val
 
 describe("TRUST-01 the pin of Core's key in the line", () => {
   test('TRUST-01 the install line passes the pin to the installer as an argument (it is no secret)', () => {
-    assert.equal(occurrences(pinned, `--core-pin '${PIN}'`), 1);
+    assert.equal(occurrences(pinned, `--core-pin "${PIN}"`), 1);
     assert.ok(
       pinned.indexOf('--core-pin') > pinned.indexOf('install --core-url'),
       'an argument of the installer',
@@ -581,7 +667,7 @@ describe("TRUST-01 the pin of Core's key in the line", () => {
 
 describe('OFFLINE-01 the line that takes everything from a bundle on the host', () => {
   test('OFFLINE-01 the installer comes out of the bundle with tar, is checked as a download is, and gets --bundle', () => {
-    assert.ok(fromBundle.includes(`b='${BUNDLE}'`));
+    assert.ok(fromBundle.includes(`b="${BUNDLE}"`));
     assert.ok(fromBundle.includes('tar -xOf "$b" oac-node.gz >"$p"'));
     assert.ok(!fromBundle.includes('curl '), 'nothing is downloaded');
     assert.ok(fromBundle.includes('for t in tar sha256sum flock gzip sudo; do'));
@@ -593,7 +679,7 @@ describe('OFFLINE-01 the line that takes everything from a bundle on the host', 
     );
     assert.ok(fromBundle.includes(`exit ${LINE_EXIT.bundleUnreadable}`));
     assert.equal(
-      occurrences(fromBundle, `--bundle '${BUNDLE}' --manifest-sha256 '${MANIFEST_SHA}'`),
+      occurrences(fromBundle, `--bundle "${BUNDLE}" --manifest-sha256 "${MANIFEST_SHA}"`),
       1,
     );
     // Not readable by the pasting account (a root-only file, the line run with sudo): said so.

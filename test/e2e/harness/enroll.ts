@@ -30,8 +30,8 @@ export async function issueToken(core: CoreInHost): Promise<Issued> {
 
 /** The installation ID a line names, and the uninstall command for the installer it keeps. */
 export function fromLine(command: string): Line {
-  const sha = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
-  const installationId = /--installation-id '([^']+)'/.exec(command)?.[1] ?? '';
+  const sha = /s="([0-9a-f]{64})"/.exec(command)?.[1] ?? '';
+  const installationId = /--installation-id "([^"]+)"/.exec(command)?.[1] ?? '';
   const installer = `/root/.oac/node-bootstrap/${sha}`;
   const uninstall = [
     'env',
