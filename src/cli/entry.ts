@@ -26,11 +26,6 @@ function onUnwritableStdout(error: NodeJS.ErrnoException): void {
 
 async function main(): Promise<void> {
   process.stdout.on('error', onUnwritableStdout);
-  if (weakeningVariables(process.env).length > 0) {
-    const { restartWithoutWeakening } = await import('../host/clean-env.ts');
-    process.exitCode = await restartWithoutWeakening();
-    return;
-  }
   const args = process.argv.slice(2);
   // What yargs prints for it, without loading yargs (tested against it in executable.test.ts).
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -41,11 +36,21 @@ async function main(): Promise<void> {
     process.stdout.write(builtHelp);
     return;
   }
+  // Issue #41: the version and the help above, and a bad command line, are answered before the
+  // clean-environment restart (nothing is at stake in them); a command restarts once, when the
+  // parser has passed it.
+  const weakened = weakeningVariables(process.env).length > 0;
   const { runCli } = await import('./main.ts');
   process.exitCode = await runCli(args, {
     stderr: (text) => process.stderr.write(text),
     stdout: (text) => process.stdout.write(text),
+    ...(weakened ? { insteadOfCommand: restart } : {}),
   });
+}
+
+async function restart(): Promise<number> {
+  const { restartWithoutWeakening } = await import('../host/clean-env.ts');
+  return restartWithoutWeakening();
 }
 
 void main();

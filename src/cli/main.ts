@@ -26,6 +26,10 @@ import {
 export interface CliIo {
   stderr: (text: string) => void;
   stdout: (text: string) => void;
+  /** Issue #41: set when this process must not run a command (the environment weakens it:
+   *  src/host/clean-env.ts). Help, the version and a bad command line are answered here; a
+   *  command that passed the parser runs in the process this starts instead, its status ours. */
+  insteadOfCommand?: () => Promise<number>;
 }
 
 /** --json anywhere among the arguments (yargs takes it before or after the command). */
@@ -88,10 +92,18 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     // The installer's own child takes no option (its request comes on stdin): it starts on
     // every install and rerun, so it does without the parser (issue #13).
     if (named === '_prepare' && normalised.length === 1) {
+      if (io.insteadOfCommand !== undefined) return await io.insteadOfCommand();
       await (loaded as CommandModule).handler({ _: ['_prepare'], $0: PROGRAM });
       return EXIT.ok;
     }
-    await (await buildParser(normalised, loaded, named)).parseAsync();
+    const parser = await buildParser(normalised, loaded, named);
+    // After validation, before the handler: only a command line that would run gets here.
+    const instead = io.insteadOfCommand;
+    if (instead !== undefined)
+      parser.middleware(async () => {
+        throw new ExitStatus(await instead());
+      });
+    await parser.parseAsync();
     return EXIT.ok;
   } catch (error) {
     if (error instanceof ExitStatus) return error.status;

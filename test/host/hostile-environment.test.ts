@@ -171,6 +171,39 @@ test('SEC-07 a hand-set restart mark does not let the variables through: refused
   assert.equal(requests.length, seen, 'no request reached the server');
 });
 
+test('SEC-07 issue #41 help, the version and a bad command line answer before the restart; a command restarts once', async () => {
+  // The hand-set mark makes any restart refuse (exit 70, above): what answers without it did
+  // not restart.
+  const env = {
+    PATH: '/usr/bin:/bin',
+    OAC_NODE_RESTARTED: '1',
+    NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
+  };
+  const exe = requireExecutable();
+  const answered: Array<[string[], number, RegExp]> = [
+    [['--help'], 0, /^oac-node /],
+    [['--version'], 0, /^\d+\.\d+\.\d+/],
+    [['install', '--help'], 0, /^oac-node install/],
+    [['help', 'status'], 0, /^oac-node status/],
+    [['install', '--bogus'], 64, /^$/],
+    [['instal'], 64, /^$/],
+  ];
+  for (const [args, status, stdout] of answered) {
+    const r = await runAsync(exe, args, { input: '', env });
+    assert.equal(r.status, status, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stdout, stdout, args.join(' '));
+    assert.doesNotMatch(r.stderr, /could not clear/, args.join(' '));
+  }
+  const command = await runAsync(exe, ['status', '--installation-id', 'nope'], { input: '', env });
+  assert.equal(command.status, 70, 'a command that passed the parser restarts');
+  const clean = { PATH: env.PATH, NODE_EXTRA_CA_CERTS: env.NODE_EXTRA_CA_CERTS };
+  const restarted = await runAsync(exe, ['status', '--installation-id', 'nope'], {
+    input: '',
+    env: clean,
+  });
+  assert.match(restarted.stderr, /No node of installation nope is recorded/, restarted.stderr);
+});
+
 // Node itself starts V8 coverage in the first process, before any of our code, and writes it
 // at exit: a residual (docs/security.md). That process never reads the token (its stdin passes
 // to the restarted one untouched); the restarted one writes nothing.
