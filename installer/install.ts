@@ -5,7 +5,8 @@
 import { Journal } from '../records/journal.ts';
 import type { Emit, EngineEvent } from '../src/core/events.ts';
 import { readNodeIdentity, refuseCopiedNode } from '../src/installation/node-state.ts';
-import { MACHINE_ID_FILE, readHostId } from '../src/node/host-id.ts';
+import { hostIdOn } from '../src/node/host-id.ts';
+import { confirmSameHost } from './same-host.ts';
 import { applyPlanned, planFor } from '../src/installation/plan-for.ts';
 import { KEYS } from '../src/installation/desired.ts';
 import type { RunReport } from '../src/installation/reconcile.ts';
@@ -81,8 +82,9 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
   const names = layout(given.installationId);
   // Issue #40: a copy of a node's host changes nothing (not even the lock's file), and asks Core
   // nothing.
-  const hostId = await readHostId(host.path(MACHINE_ID_FILE));
+  const hostId = await hostIdOn(host);
   if (given.sameHost !== true) await refuseCopiedNode(host, names, hostId);
+  else await confirmSameHost(host, names, hostId, given.proxyEnv);
   return withInstallerLock(host, async () => {
     const req = { ...given, hostId, corePin: await corePinFor(host, names, given) };
     // TRUST-01: from here on Core's origin trusts the pin alone, before the token is sent.

@@ -79,6 +79,9 @@ export const LOCALE_NAMES = [
  */
 export const PASSED_NAMES = ['TERM', ...LOCALE_NAMES, 'NO_COLOR', ...PROXY_NAMES] as const;
 
+/** The operator's side's pattern of PASSED_NAMES (ENV_LINES): the locale names as `LC_*`. */
+const OPERATOR_NAMES = ['TERM', 'LANG', 'LC_*', 'NO_COLOR', ...PROXY_NAMES].join('|');
+
 /**
  * The installer's PATH: fixed, root's usual one (sudo's secure_path on Debian), never the
  * operator's, whose directories a root process must not search (SEC-07). src/host runs tools
@@ -301,21 +304,21 @@ export function renderUninstallCommand(input: UninstallCommandInput): string {
 }
 
 // SEC-07, on the operator's side: one `NAME=value` line per PASSED_NAMES variable that is in the
-// environment (printenv sees exported variables only, as a child would), then an empty line.
-// A name the shell does not have at all cannot be exported: `${NAME+NAME}` lists only the names
-// it has (set, even empty), so printenv starts for those alone (issue #13: 22 processes were
-// most of the line's own time on a rerun). Names only: no value is expanded there, and IFS is
-// set first, so an operator's own IFS cannot split a name (this runs in the pipe's subshell).
-// printf is a builtin, so no value (a proxy password) is ever a process argument, nor in
-// sudo's log. A value holding a line break would break the framing and is not passed (no
-// locale, terminal or proxy value holds one). `$(echo; echo x)` is a newline without a
-// backslash (issue #42: the script holds none), and each line's end is `echo`'s. A
-// carriage return (a CRLF /etc/environment ends every value with one) breaks no framing and is
-// passed: the installer refuses it in a proxy variable with one line naming the variable and
-// the CRLF file (issue #27 finding 4), where dropping it would send the install direct unsaid.
+// environment (`env` lists exported variables only, as a child would see them), then an empty
+// line. `env` prints a value holding a line break over several lines, so each line of an
+// allowed name is passed only if it is that variable's whole value (`printenv`, started for
+// the allowed names present alone: issue #13): a value holding a line break would break the
+// framing and is not passed (no locale, terminal or proxy value holds one), and a later line of
+// another value cannot pose as an allowed variable. `LC_*` lets through names the far side does
+// not take (FAR_SIDE's list is exact). printf and echo are builtins of /bin/sh, so no value (a
+// proxy password) is ever a process argument, nor in sudo's log. A carriage return (a CRLF
+// /etc/environment ends every value with one) breaks no framing and is passed: the installer
+// refuses it in a proxy variable with one line naming the variable and the CRLF file (issue #27
+// finding 4), where dropping it would send the install direct unsaid. Short, for the line's
+// length (issue #42: an interactive dash reads at most 4095 bytes of a line from a terminal).
 export const ENV_LINES =
-  `IFS=" "; nl=$(echo; echo x); nl=\${nl%x}; for n in ${PASSED_NAMES.map((n) => `\${${n}+${n}}`).join(' ')}; do ` +
-  `v=$(printenv "$n") && case $v in *"$nl"*) ;; *) printf %s=%s "$n" "$v"; echo;; esac; done; echo`;
+  `env | while IFS= read -r l; do n=\${l%%=*}; case $n in ${OPERATOR_NAMES}) ` +
+  'v=$(printenv "$n") && [ "$v" = "${l#*=}" ] && { printf %s "$l"; echo; };; esac; done; echo';
 
 // SEC-07, on the far side of sudo: the program sudo executes is `env -i`, so nothing of sudo's,
 // PAM's or the operator's environment passes (a policy with !env_reset or env_keep, pam_env);

@@ -106,6 +106,6 @@ function proxies(o: NextInputs): string {
 }
 
 /** A value as one shell word: bare when it is plain (a URL, an ID), quoted otherwise. */
-function word(value: string): string {
+export function word(value: string): string {
   return /^[A-Za-z0-9._:/@%+=,-]+$/.test(value) ? value : shQuote(value);
 }

@@ -34,7 +34,7 @@ import { nodeStep } from '../src/installation/desired.ts';
 import type { Plan } from '../src/installation/root-plan.ts';
 import type { RootResource } from '../src/installation/root-context.ts';
 import { judgeStep } from './status-judge.ts';
-import { MACHINE_ID_FILE, onAnotherHost, readHostId } from '../src/node/host-id.ts';
+import { hostIdOn, onAnotherHost } from '../src/node/host-id.ts';
 import { message } from '../src/messages.ts';
 
 export type { ResourceStatus } from './status-node-half.ts';
@@ -247,7 +247,7 @@ async function copiedNode(
 ): Promise<(CoreStatus & { node_id: string }) | undefined> {
   const identity = await readNodeIdentityFor(host, names, coreUrl).catch(() => undefined);
   if (identity === undefined) return undefined;
-  const current = await readHostId(host.path(MACHINE_ID_FILE));
+  const current = await hostIdOn(host);
   if (!onAnotherHost(identity.host_id, current)) return undefined;
   const core_pin = identity.core_pin ?? null;
   return { state: 'unknown', node_id: identity.node_id, detail: NOT_ASKED, core_pin };

@@ -144,7 +144,7 @@ export const EXIT_TABLE: readonly ExitRow[] = [
     status: EXIT.otherHost,
     who: ['install', 'uninstall', 'register', 'run', 'status'],
     meaning:
-      'the node was registered on another host: this one is a copy (another machine ID); nothing was changed and Core was not asked (status and the line name the fix)',
+      "the node was registered on another host: this one is a copy (another machine ID); nothing was changed and the node's credential was not used (status and the line name the fix)",
   },
   {
     status: '128+N',

@@ -301,7 +301,17 @@ export const MESSAGES = {
   host_copied: {
     message:
       'Node {node_id} was registered on another host: this host has another machine ID (a copy of its disk or VM image)',
-    hint: 'The original host keeps the node. To make this host a node of its own: sudo oac-node uninstall --force, then paste a new line from Web (Nodes → Add node). If this is the same host and its machine ID was changed on purpose, sudo oac-node status prints the command that confirms it.',
+    hint: 'The original host keeps the node. To make this host a node of its own: sudo oac-node uninstall --installation-id {id} --force, then paste a new line from Web (Nodes → Add node). If this is the same host and its machine ID was changed on purpose, sudo oac-node status prints the command that confirms it.',
+  },
+  same_host_connected: {
+    message:
+      'Core has node {node_id} connected from another host now: this host is a copy, and --same-host would make two hosts one node',
+    hint: 'Leave the original as it is. To make this host a node of its own: sudo oac-node uninstall --force, then paste a new line from Web (Nodes → Add node).',
+  },
+  same_host_unconfirmed: {
+    message:
+      'Core could not be asked whether node {node_id} runs on another host ({reason}), so --same-host confirms nothing',
+    hint: 'Run it again once this host reaches Core.',
   },
   node_state_lost: {
     message: 'This host registered node {node_id}, but its node state {dir} is gone',

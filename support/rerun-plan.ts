@@ -12,7 +12,7 @@ import { selfCommand } from '../src/host/self.ts';
 import type { Layout } from '../src/layout.ts';
 import { readJournal, type JournalData } from '../records/journal.ts';
 import { savedProxyEnv } from '../records/proxy-settings.ts';
-import { shQuote } from '../installer/one-liner.ts';
+import { word } from '../installer/status-next.ts';
 import { reasonOf } from './facts.ts';
 
 /** Core's retries and Docker's answers take seconds; a dry run still going after this is stopped
@@ -90,9 +90,4 @@ function parsed(line: string): unknown {
   } catch {
     return line;
   }
-}
-
-/** A value as one shell word: bare when it is plain (a URL, an ID), quoted otherwise. */
-function word(value: string): string {
-  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(value) ? value : shQuote(value);
 }

@@ -7,7 +7,7 @@
 // plan (Core still lists the node, or cannot be asked: UNI-01) changes nothing; a dry run shows
 // every step and the refusal. It can be rerun until it completes.
 import { refuseCopiedNode } from '../src/installation/node-state.ts';
-import { MACHINE_ID_FILE, readHostId } from '../src/node/host-id.ts';
+import { hostIdOn } from '../src/node/host-id.ts';
 import { listJournals } from '../records/journal.ts';
 import { withInstallerLock } from '../records/installer-lock.ts';
 import { planDigest, type MadePlan, type SavedPlan } from '../src/installation/saved-plan.ts';
@@ -54,7 +54,7 @@ export async function uninstall(req: UninstallRequest, emit: Emit): Promise<Unin
   const names = layout(req.installationId);
   // Issue #40: on a copy of the node's host, Core's answer is about the original's node (which
   // the operator would then remove in Web): stop, naming --force, which asks Core nothing.
-  if (!req.force) await refuseCopiedNode(host, names, await readHostId(host.path(MACHINE_ID_FILE)));
+  if (!req.force) await refuseCopiedNode(host, names, await hostIdOn(host));
   return withInstallerLock(host, async () => {
     const journals = await listJournals(host);
     const mine = journals.find((j) => j.installation_id === req.installationId);

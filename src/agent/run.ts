@@ -12,7 +12,12 @@ import { backoffDelay } from '../net/retry.ts';
 import { OutageLog, STABLE_MS } from './outage-log.ts';
 import { redactor } from '../redact.ts';
 import { PROGRAM, VERSION } from '../version.ts';
-import { isRegistered, loadIdentity, type RegisteredIdentity } from '../node/identity-store.ts';
+import {
+  isRegistered,
+  loadIdentity,
+  saveIdentity,
+  type RegisteredIdentity,
+} from '../node/identity-store.ts';
 import { ReadinessReporter } from './readiness-reporter.ts';
 import '../built-fault.ts';
 import { loadProviderFile } from '../node/load-provider-file.ts';
@@ -56,7 +61,12 @@ export async function runNode(req: RunRequest): Promise<number> {
     redactor.add(identity.credential);
     // Issue #40: a copy of the node's host (a cloned disk or image) stops for good, before Core
     // is asked anything with the original's credential.
-    refuseAnotherHost(identity, await readHostId(MACHINE_ID_FILE));
+    const hostId = await readHostId(MACHINE_ID_FILE);
+    refuseAnotherHost(identity, hostId);
+    // A node registered before the host was recorded gets it now (this process holds the state
+    // lock), not only at the next rerun: a copy made later is then recognised.
+    if (identity.host_id === undefined && hostId !== null)
+      await saveIdentity(req.stateDir, { ...identity, host_id: hostId });
     // TRUST-01: before any request, Core's origin trusts the recorded pin alone.
     pinOrigin(identity.core_url, identity.core_pin);
     // A provider file that cannot be read at start is a configuration error: say so and exit.

@@ -12,7 +12,7 @@ import { CoreClient } from '../net/core-client.ts';
 import { pinOrigin } from '../net/core-pin.ts';
 import { sharedDispatcher } from '../net/dispatcher.ts';
 import { isRegistered } from '../node/identity-store.ts';
-import { MACHINE_ID_FILE, readHostId } from '../node/host-id.ts';
+import { hostIdOn } from '../node/host-id.ts';
 import { readNodeIdentityFor, readServingGeneration } from './node-state.ts';
 import type { NodeHalfInputs } from './root-context.ts';
 
@@ -54,7 +54,7 @@ export async function installedNodeInputs(
       providerGroup: { name: group, gid },
       ...(checkpointRoot === null ? {} : { checkpointRoot }),
       proxyEnv,
-      hostId: await readHostId(host.path(MACHINE_ID_FILE)),
+      hostId: await hostIdOn(host),
     };
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

@@ -36,10 +36,23 @@ export function hostIdOf(machineIdText: string): string | undefined {
 }
 
 /** The host ID of the machine-id file at `path` (a host's, `--root` mapped); null when the file
- *  is missing or holds none: then nothing is recorded, and nothing can be compared. */
+ *  is missing or holds none, or when this host's is a new one at every boot (below): then
+ *  nothing is recorded, and nothing can be compared. */
 export async function readHostId(path: string): Promise<string | null> {
+  if (path === MACHINE_ID_FILE && (await transientMachineId())) return null;
   const text = await readIfExists(path).catch(() => undefined);
   return text === undefined ? null : (hostIdOf(text.toString('utf8')) ?? null);
+}
+
+/** systemd mounts a machine ID made at boot over /etc/machine-id when it cannot write one (a
+ *  read-only /etc, a stateless or network-booted host): a new one at every boot, which would
+ *  stop a node that never moved. Such a host is not judged (docs/operator-guide.md). */
+async function transientMachineId(): Promise<boolean> {
+  const mounts = await readIfExists('/proc/self/mountinfo').catch(() => undefined);
+  // mountinfo's fifth field is the mount point.
+  return (mounts?.toString('utf8') ?? '')
+    .split('\n')
+    .some((line) => line.split(' ')[4] === MACHINE_ID_FILE);
 }
 
 /** Whether a node recorded on one host now runs on another: only when both IDs are known (a
@@ -54,9 +67,15 @@ export function onAnotherHost(
 /** A node recorded on another host stops here, in one line naming the fix (exit 78: the service
  *  is not restarted, and nothing is changed or asked of Core). */
 export function refuseAnotherHost(
-  identity: { node_id: string; host_id?: string | null },
+  identity: { node_id: string; installation_id: string; host_id?: string | null },
   current: string | null,
 ): void {
   if (!onAnotherHost(identity.host_id, current)) return;
-  throw oacError('host_copied', { node_id: identity.node_id }, { exitCode: EXIT.otherHost });
+  const values = { node_id: identity.node_id, id: identity.installation_id };
+  throw oacError('host_copied', values, { exitCode: EXIT.otherHost });
+}
+
+/** This host's ID, as a Host door maps its machine-id file (`--root` included). */
+export function hostIdOn(host: { path(hostPath: string): string }): Promise<string | null> {
+  return readHostId(host.path(MACHINE_ID_FILE));
 }

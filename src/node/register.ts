@@ -81,6 +81,8 @@ export async function registerNode(
   try {
     const existing = await loadIdentity(req.stateDir);
     if (existing !== undefined) assertSameInstallation(existing, file, origin, req.stateDir);
+    // A pending identity carries a credential too (ENR-02): on a copy it is the original's.
+    if (existing !== undefined && req.sameHost !== true) refuseAnotherHost(existing, req.hostId);
     if (existing !== undefined && isRegistered(existing))
       return await updateRegistered(client, req, existing, pin);
     const identity =

@@ -116,7 +116,15 @@ test('NODE-06 a copied host: its service stops for good unheard by Core, status 
       const rerun = await copy.exec(['sh'], { stdin: `${line.command}\n`, timeoutMs: 300_000 });
       assert.equal(rerun.status, 78, `${rerun.stdout}\n${rerun.stderr}`);
       assert.match(rerun.stderr, COPIED);
-      assert.match(rerun.stderr, /uninstall --force, then paste a new line from Web/);
+      assert.match(rerun.stderr, /uninstall --installation-id \S+ --force, then paste a new line/);
+      // --same-host on a copy while the original runs: Core has the node connected, refused.
+      const claimed = await copy.exec(
+        ['oac-node', 'install', '--core-url', core.coreUrl, '--installation-id', id, '--same-host'],
+        { stdin: '' },
+      );
+      assert.equal(claimed.status, 78, `${claimed.stdout}\n${claimed.stderr}`);
+      assert.match(claimed.stderr, /Core has node \S+ connected from another host now/);
+      assert.deepEqual(diffSnapshots(before, await copy.snapshot()), [], '--same-host: unchanged');
       assert.deepEqual(diffSnapshots(before, await copy.snapshot()), []);
       // Not a connection from the copy so far: the service stopped before it, status and the
       // rerun (its kept installer verified, not fetched again) asked Core nothing.

@@ -12,18 +12,9 @@ import { withInstalledHost } from './harness/installed.ts';
 import { diffSnapshots } from './harness/snapshot.ts';
 import { waitUntil } from './harness/wait.ts';
 import { testRelease } from './helpers/release.ts';
+import { PASTE_SHELLS } from '../helpers/paste-shells.ts';
 
 const release = testRelease();
-const SHELLS = [
-  'bash',
-  'dash',
-  'zsh -f',
-  'zsh -f -o noclobber -o nounset -o ksharrays',
-  'mksh',
-  'busybox sh',
-  'fish --no-config',
-  'tcsh -f',
-];
 
 /** The line pasted into `shell` as root: the shell reads it on its standard input. */
 async function paste(host: E2eHost, shell: string, line: string) {
@@ -33,7 +24,7 @@ async function paste(host: E2eHost, shell: string, line: string) {
 
 test('BOOT-08 RERUN-01 issue #42: pasted into bash, dash, zsh, mksh, busybox ash, fish and tcsh, the line installs a ready node and reruns with nothing changed', async () => {
   await withInstalledHost(release, async ({ host, core }) => {
-    for (const shell of SHELLS) {
+    for (const shell of PASTE_SHELLS) {
       const gone = await host.exec(['oac-node', 'uninstall', '--force']);
       assert.equal(gone.status, 0, `${shell}: ${gone.stdout}\n${gone.stderr}`);
       const { command, installationId } = await issueToken(core);

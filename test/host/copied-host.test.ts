@@ -13,10 +13,12 @@ import { requireExecutable } from '../helpers/executable.ts';
 import { assertStatusDocument } from '../helpers/json-contract.ts';
 import { CORE, ID, installRootHalf, names, programFor } from '../helpers/root-half.ts';
 import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
+import { registeredIdentity } from '../helpers/identity-file.ts';
 
 const ORIGINAL = '0d5c1f4e2b7a48d69e3f5a1b2c3d4e5f';
 const COPY = '7a9e0c2d4f6b48a1b3c5d7e9f1a3b5c7';
 const NODE_ID = '5815ecf4-2a8e-4c1b-9d7e-0f1a2b3c4d5e';
+const CREDENTIAL = 'Zk3x-Q9_pL0mN2bV7cX1zA5sD8fG4hJ6kL3qW0eR9tY';
 
 let exe: string;
 let root: string;
@@ -27,7 +29,7 @@ before(async () => {
   const state = join(root, names.stateDir);
   mkdirSync(state, { recursive: true, mode: 0o700 });
   const identity = join(root, names.identityFile);
-  writeFileSync(identity, JSON.stringify(registeredIdentity()), { mode: 0o600 });
+  writeFileSync(identity, JSON.stringify(identityOnOriginal()), { mode: 0o600 });
   for (const path of [join(root, 'var/lib/oac-node/.oac'), dirOf(state), state, identity])
     chownSync(path, 65532, 65532);
   machineId(COPY);
@@ -37,30 +39,9 @@ after(() => rmSync(root, { recursive: true, force: true }));
 const dirOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
 const machineId = (id: string) => writeFileSync(join(root, 'etc/machine-id'), `${id}\n`);
 
-function registeredIdentity() {
-  const enrolled = {
-    node_id: NODE_ID,
-    installation_id: ID,
-    provider: 'docker',
-    deployment_generation: 1,
-    specification_digest: `sha256:${'ab'.repeat(32)}`,
-    max_active: 1,
-    max_retained: 1,
-  };
-  return {
-    format: 1,
-    node_id: NODE_ID,
-    credential: 'Zk3x-Q9_pL0mN2bV7cX1zA5sD8fG4hJ6kL3qW0eR9tY',
-    core_url: CORE,
-    installation_id: ID,
-    name: 'node-1',
-    provider: 'docker',
-    managed: true,
-    created_at: '2026-12-03T00:00:00Z',
-    host_id: hostIdOf(ORIGINAL),
-    enrolled,
-    approved: { provider_file_digest: 'ab'.repeat(32), generation: 1, specification: {} },
-  };
+function identityOnOriginal() {
+  const fields = { nodeId: NODE_ID, installationId: ID, credential: CREDENTIAL, coreUrl: CORE };
+  return registeredIdentity(fields, { host_id: hostIdOf(ORIGINAL) });
 }
 
 const oacNode = (...args: string[]) =>
@@ -112,7 +93,10 @@ test('NODE-06 a rerun and an uninstall on a copy refuse with the same line (78),
   );
   const uninstall = oacNode('uninstall');
   assert.equal(uninstall.status, 78, uninstall.stderr);
-  assert.match(uninstall.stderr, /was registered on another host.*\n.*uninstall --force/);
+  assert.match(
+    uninstall.stderr,
+    /was registered on another host.*\n.*uninstall --installation-id inst-1 --force/,
+  );
   assert.deepEqual(treeOf(root), before);
 });
 

@@ -30,6 +30,7 @@ import { requireDocker } from '../helpers/docker.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import { ENV_KEY, installRootHalf, names, programFor } from '../helpers/root-half.ts';
 import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
+import { registeredIdentity } from '../helpers/identity-file.ts';
 
 const CREDENTIAL = 'Zk3x-Q9_pL0mN2bV7cX1zA5sD8fG4hJ6kL3qW0eR9tY';
 const PASSWORD = 's3cret-Proxy-pw';
@@ -56,28 +57,15 @@ before(async () => {
   const identity = join(root, names.identityFile);
   writeFileSync(
     identity,
-    JSON.stringify({
-      format: 1,
-      node_id: NODE_ID,
-      credential: CREDENTIAL,
-      core_url: 'http://127.0.0.1:9',
-      installation_id: 'inst-1',
-      name: 'node-1',
-      provider: 'docker',
-      managed: true,
-      created_at: '2026-12-03T00:00:00Z',
-      // Registered: a rerun needs no token, so plan.json's dry run asks Core.
-      enrolled: {
-        node_id: NODE_ID,
-        installation_id: 'inst-1',
-        provider: 'docker',
-        deployment_generation: 1,
-        specification_digest: `sha256:${'0'.repeat(64)}`,
-        max_active: 4,
-        max_retained: 8,
-      },
-      approved: { provider_file_digest: 'x', generation: 1, specification: {} },
-    }),
+    // Registered: a rerun needs no token, so plan.json's dry run asks Core.
+    JSON.stringify(
+      registeredIdentity({
+        nodeId: NODE_ID,
+        installationId: 'inst-1',
+        credential: CREDENTIAL,
+        coreUrl: 'http://127.0.0.1:9',
+      }),
+    ),
     { mode: 0o600 },
   );
   for (const path of [

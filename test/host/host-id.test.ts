@@ -31,12 +31,19 @@ after(async () => {
 const identityOf = (node: RegisteredNode) =>
   JSON.parse(readFileSync(join(node.stateDir, 'identity.json'), 'utf8')) as { host_id?: unknown };
 
-/** argv run in a private mount namespace whose /etc/machine-id holds `machineId`. */
-function onCopy(machineId: string, argv: string[]) {
-  const file = join(scratch, `machine-id-${machineId}`);
+/** argv run in a private mount namespace whose /etc/machine-id holds `machineId`: an overlay
+ *  on /etc there (this machine's /etc is its lower layer, never written), so that the file is
+ *  no mount point of its own, as on a copied disk; `transient`: the file bound over, as
+ *  systemd does with a machine ID it makes at every boot. */
+function onCopy(machineId: string, argv: string[], transient = false) {
+  const dir = mkdtempSync(join(scratch, 'etc-'));
+  const file = join(dir, 'machine-id');
   writeFileSync(file, `${machineId}\n`);
-  const script = 'mount --bind "$1" /etc/machine-id && shift && exec "$@"';
-  return spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', file, ...argv], {
+  const overlay =
+    'mkdir "$1/upper" "$1/work" && mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/upper,workdir=$1/work" /etc && cp "$1/machine-id" /etc/machine-id';
+  const bind = 'mount --bind "$1/machine-id" /etc/machine-id';
+  const script = `${transient ? bind : overlay} && shift && exec "$@"`;
+  return spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', dir, ...argv], {
     encoding: 'utf8',
     env: {},
     timeout: 60_000,
@@ -77,7 +84,10 @@ test('NODE-06 register records the host; run on a copy stops for good (78) in on
   assert.equal(run.status, 78, run.stderr);
   const lines = run.stderr.trim().split('\n');
   assert.match(lines[0] ?? '', new RegExp(`Node ${node.nodeId} was registered on another host`));
-  assert.match(run.stderr, /(sudo )?oac-node uninstall --force, then paste a new line from Web/);
+  assert.match(
+    run.stderr,
+    /(sudo )?oac-node uninstall --installation-id \S+ --force, then paste a new line from Web/,
+  );
   assert.doesNotMatch(`${run.stdout}${run.stderr}`, new RegExp(node.credential));
   assert.equal(await requestsNaming(node.nodeId), asked, 'no request of the copy reached Core');
   assert.equal(identityOf(node).host_id, hostIdOf(readFileSync('/etc/machine-id', 'utf8')));
@@ -94,4 +104,43 @@ test('NODE-06 register again on a copy refuses (78) and leaves the identity as i
   assert.equal(again.status, 78, again.stderr);
   assert.match(again.stderr, /was registered on another host/);
   assert.equal(readFileSync(join(node.stateDir, 'identity.json'), 'utf8'), before);
+});
+
+test("NODE-06 a pending registration on a copy refuses too (78): its credential is the original's", async () => {
+  const node = await registerNode(core, join(scratch, 'pending'), adapter, 'original');
+  const path = join(node.stateDir, 'identity.json');
+  const {
+    enrolled: _e,
+    approved: _a,
+    ...pending
+  } = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  writeFileSync(path, JSON.stringify(pending), { mode: 0o600 });
+  const asked = await requestsNaming(node.nodeId);
+  const again = onCopy(randomBytes(16).toString('hex'), [
+    requireExecutable(),
+    ...registerArgs(core, node, 'copy'),
+  ]);
+  assert.equal(again.status, 78, again.stderr);
+  assert.match(again.stderr, /was registered on another host/);
+  assert.equal(await requestsNaming(node.nodeId), asked, 'Core was not asked with its credential');
+  assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), pending);
+});
+
+test("NODE-06 a machine ID bound over /etc/machine-id (systemd's, new at every boot) is not judged: the node runs", async () => {
+  const node = await registerNode(core, join(scratch, 'transient'), adapter, 'transient');
+  const run = onCopy(
+    randomBytes(16).toString('hex'),
+    [
+      'timeout',
+      '-s',
+      'TERM',
+      '5',
+      requireExecutable(),
+      ...['run', '--config', node.config, '--state-dir', node.stateDir],
+    ],
+    true,
+  );
+  assert.notEqual(run.status, 78, run.stderr);
+  assert.doesNotMatch(run.stderr, /registered on another host/);
+  assert.ok((await requestsNaming(node.nodeId)) > 0, 'it went on to Core');
 });

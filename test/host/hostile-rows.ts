@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { layout, parseInstallationId } from '../../src/layout.ts';
 import type { TestCore } from '../helpers/core.ts';
 import { dockerGid } from '../helpers/scratch-root.ts';
+import { registeredIdentity } from '../helpers/identity-file.ts';
 
 /** The reference Core's installation, and another one whose token this host never saw. */
 export const CORE_ID = '7c1f7a52-4a7e-4d43-9a53-3c1f0e0b9d01';
@@ -134,28 +135,10 @@ export const IDENTITY_ELSEWHERE =
 export const CREDENTIAL = `cred-${randomBytes(24).toString('base64url')}`;
 function identityOf(coreUrl: string, extra: Record<string, unknown> = {}): string {
   const nodeId = '3a1d2c4b-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
-  return JSON.stringify({
-    format: 1,
-    node_id: nodeId,
-    credential: CREDENTIAL,
-    core_url: coreUrl,
-    installation_id: CORE_ID,
-    name: 'node-1',
-    provider: 'docker',
-    managed: true,
-    created_at: new Date().toISOString(),
-    enrolled: {
-      node_id: nodeId,
-      installation_id: CORE_ID,
-      provider: 'docker',
-      deployment_generation: 1,
-      specification_digest: `sha256:${'0'.repeat(64)}`,
-      max_active: 4,
-      max_retained: 8,
-    },
-    approved: { provider_file_digest: 'x', generation: 1, specification: {} },
-    ...extra,
-  });
+  const fields = { nodeId, installationId: CORE_ID, credential: CREDENTIAL, coreUrl };
+  return JSON.stringify(
+    registeredIdentity(fields, { created_at: new Date().toISOString(), ...extra }),
+  );
 }
 
 /** A configuration as Core answers it, with fields overridden. */

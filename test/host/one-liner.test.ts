@@ -40,21 +40,11 @@ import {
   SAFE_PATH,
 } from '../../installer/one-liner.ts';
 import { call, startCore, type TestCore } from '../helpers/core.ts';
+import { PASTE_SHELLS } from '../helpers/paste-shells.ts';
 
 const repoRoot = new URL('../..', import.meta.url).pathname;
-/** Issue #42: the shells operators paste the line into (Debian's), as their argv: zsh also with
- *  the interactive options that broke earlier lines. The line hands its script to /bin/sh, so
- *  the tests of what the script does run in dash and bash (SHELLS); these run the whole line. */
-const PASTE_SHELLS = [
-  '/bin/dash',
-  '/bin/bash',
-  'zsh -f',
-  'zsh -f -o noclobber -o nounset -o ksharrays',
-  'mksh',
-  'busybox sh',
-  'fish --no-config',
-  'tcsh -f',
-] as const;
+// The line hands its script to /bin/sh, so the tests of what the script does run in dash and
+// bash (SHELLS); PASTE_SHELLS (issue #42) run the whole line.
 const SHELLS = ['/bin/dash', '/bin/bash'] as const;
 const INSTALLER_PATH = '/node-install/oac-node.gz';
 const ID = 'test-installation-1';
@@ -891,6 +881,33 @@ describe('issue #15 the line without HOME (a system service, cloud-init runcmd)'
     assert.equal(r.code, 73, r.stderr);
     assert.equal(r.stderr, `${LINE_MESSAGES.noHome}\n`);
   });
+});
+
+describe('BOOT-08 the line pasted on a terminal', () => {
+  // Typed into an interactive shell on a pseudo-terminal (script(1)), once its prompt is up, as
+  // an operator's paste is: the shells with a line editor take a line of any length. dash and
+  // busybox ash cannot (docs/one-line-command.md, "Every shell").
+  for (const shell of ['bash --norc', 'zsh -f', 'mksh', 'fish --no-config', 'tcsh -f'])
+    test(`BOOT-08 ${shell}: pasted on a terminal, the line runs the installer with the token on stdin`, async () => {
+      const home = await scratchHome();
+      const t = token();
+      const child = spawn('script', ['-qfec', `${shell}`, '/dev/null'], {
+        env: { PATH: BASE_PATH, HOME: home, LANG: 'C', TERM: 'xterm' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (text: string) => (out += text));
+      const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+      for (let waited = 0; out === '' && waited < 10_000; waited += 50) await sleep(50);
+      await sleep(300); // the prompt is up: the shell's editor has the terminal
+      child.stdin.write(`${installLine(t)}\n`);
+      for (let waited = 0; !out.includes('umask: ') && waited < 30_000; waited += 50)
+        await sleep(50);
+      child.stdin.end('exit\n');
+      await closed;
+      assert.match(out, new RegExp(`stdin: ${t}\\r?\\n`), out.slice(-2000));
+      assert.match(out, /umask: 0077/);
+    });
 });
 
 describe('BOOT-08 every early exit of the line names its real cause', () => {

@@ -14,6 +14,7 @@ import {
   parseTimeout,
 } from '../options.ts';
 import { oacError } from '../../messages.ts';
+import { UsageError } from '../../errors.ts';
 import { parseInstallationId } from '../../layout.ts';
 import {
   TOKEN_VARIABLES,
@@ -43,6 +44,9 @@ export const installCommand: CommandModule<object, InstallArgs> = {
     const name = nameArg(argv.name ?? hostname());
     // OFFLINE-01: opened and listed before the token is read; checked whole in preflight.
     const planOut = pathArg('--plan-out', argv['plan-out']);
+    // Issue #40: the confirmation is the operator's, now; a saved plan does not carry it.
+    if (planOut !== undefined && argv['same-host'])
+      throw new UsageError('--same-host is not saved in a plan: run the install with it instead');
     const bundlePath = pathArg('--bundle', argv.bundle);
     const manifestSha256 = manifestSha256Arg(bundlePath, argv['manifest-sha256']);
     const bundle = bundlePath === undefined ? undefined : await openBundle(bundlePath);
