@@ -42,7 +42,7 @@ async function main(): Promise<void> {
       max_active: 2,
     });
     const { command, expires_at } = issued.body as { command: string; expires_at: string };
-    say(indent(command.replace(/printf '%s\\n' '[^']*'/, "printf '%s\\n' '<token>'")));
+    say(indent(command.replace(/printf %s "[^"]*"/, 'printf %s "<token>"')));
     say(`    (token hidden here; it expires ${expires_at})`);
 
     say('==> Pasting it into the host as root');

@@ -7,7 +7,7 @@
 // (`uninstall --force`, then a new line from Core) the copy is a second node, and the original is
 // still the same node, connected and ready.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
@@ -47,16 +47,22 @@ async function relayTo(dir: string, address: string, ports: number[]) {
     servers.push(server);
     args.push(`${port}=${socket}`);
   }
+  const children: ChildProcess[] = [];
   /** Starts the copy's end, in its network namespace, as soon as it exists. */
   const inHost = async (net: HostNet) => {
     const child = spawnInHostNet(net, 'test/e2e/helpers/unix-relay.ts', args);
+    children.push(child);
     await new Promise<void>((resolve, reject) => {
       child.stdout?.once('data', () => resolve());
       child.once('exit', (code) => reject(new Error(`the relay ended (${code})`)));
     });
     return child;
   };
-  const close = () => servers.forEach((s) => s.close());
+  // The relay's process too: alive, it would keep this test process from ending.
+  const close = () => {
+    servers.forEach((s) => s.close());
+    children.forEach((c) => c.kill('SIGKILL'));
+  };
   return { counted, inHost, close };
 }
 
@@ -117,7 +123,13 @@ test('NODE-06 a copied host: its service stops for good unheard by Core, status 
       assert.equal(rerun.status, 78, `${rerun.stdout}\n${rerun.stderr}`);
       assert.match(rerun.stderr, COPIED);
       assert.match(rerun.stderr, /uninstall --installation-id \S+ --force, then paste a new line/);
-      // --same-host on a copy while the original runs: Core has the node connected, refused.
+
+      assert.deepEqual(diffSnapshots(before, await copy.snapshot()), []);
+      // Not a connection from the copy so far: the service stopped before it, status and the
+      // rerun (its kept installer verified, not fetched again) asked Core nothing.
+      assert.equal(relay.counted.connections, 0, 'Core heard nothing from the copy');
+      // --same-host on a copy while the original runs: Core, asked, has the node connected
+      // (from the original): refused, and nothing changed.
       const claimed = await copy.exec(
         ['oac-node', 'install', '--core-url', core.coreUrl, '--installation-id', id, '--same-host'],
         { stdin: '' },
@@ -125,10 +137,6 @@ test('NODE-06 a copied host: its service stops for good unheard by Core, status 
       assert.equal(claimed.status, 78, `${claimed.stdout}\n${claimed.stderr}`);
       assert.match(claimed.stderr, /Core has node \S+ connected from another host now/);
       assert.deepEqual(diffSnapshots(before, await copy.snapshot()), [], '--same-host: unchanged');
-      assert.deepEqual(diffSnapshots(before, await copy.snapshot()), []);
-      // Not a connection from the copy so far: the service stopped before it, status and the
-      // rerun (its kept installer verified, not fetched again) asked Core nothing.
-      assert.equal(relay.counted.connections, 0, 'Core heard nothing from the copy');
 
       // The fix: the copy leaves the node to the original, and joins as a node of its own.
       const forced = await copy.exec(['oac-node', 'uninstall', '--force']);

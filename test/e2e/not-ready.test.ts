@@ -19,7 +19,7 @@ test('OPS-02 ENR-04 registered but never connected: the hint names the WebSocket
     assert.equal(armed.status, 204, JSON.stringify(armed.body));
     const { command, token, installationId } = await issueToken(core);
     // The installer the line downloads, run by hand for a short --timeout.
-    const url = /'(http:\/\/[^']+\/node-install\/oac-node\.gz)'/.exec(command)?.[1] ?? '';
+    const url = /"(http:\/\/[^"]+\/node-install\/oac-node\.gz)"/.exec(command)?.[1] ?? '';
     await host.shOk(`curl -sSf '${url}' | gzip -d >/root/oac-node && chmod 0700 /root/oac-node`);
     const args = ['install', '--core-url', core.coreUrl, '--installation-id', installationId];
     const run = await host.exec(['/root/oac-node', ...args, '--timeout', '8'], {

@@ -130,7 +130,7 @@ test('DL-04 HOST-06 UNI-01 SEC-03 through tinyproxy only: install, rerun and uni
   assert.notEqual(direct.status, 0, 'core.test is unreachable without the proxy');
 
   const { command, installationId, uninstall } = await issueToken(core);
-  assert.match(command, /'https:\/\/core\.test\/node-install\/oac-node\.gz'/);
+  assert.match(command, /"https:\/\/core\.test\/node-install\/oac-node\.gz"/);
   const withProxy = `export https_proxy='${PROXY}'\n${command}\n`;
 
   const install = await host.exec(['sh'], { stdin: withProxy, timeoutMs: 600_000 });

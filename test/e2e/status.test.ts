@@ -50,7 +50,7 @@ test('issue #5 DECL-01 status: no drift after install; hand edits, a lost group,
     const events = await host.shOk(`cat ${log}`);
     assertJsonEvents(events, 'the kept run');
     assert.match(events, /"type":"summary"/);
-    const token = /printf '%s\\n' '([^']+)'/.exec(command)?.[1] ?? '';
+    const token = /done; echo; printf %s "([^"]+)"; echo; \} \|/.exec(command)?.[1] ?? '';
     assert.ok(token.length > 10, 'the line carries a token');
     assert.ok(!events.includes(token), 'SEC-03: the kept events hold no token');
     const first = (await json()).body;

@@ -2,7 +2,7 @@
 // install reads it (tokenFromStdin, src/cli/commands/install.ts). Any text gives the token, none
 // (blank input: a rerun), or the one usage line, which is the same sentence whatever arrived:
 // nothing of the input, a token with a stray character included, is ever echoed. A token as the
-// pasted line writes it (`printf '%s\n'`), with a CRLF or blanks around it, reads back equal.
+// pasted line writes it (`printf %s …; echo`), with a CRLF or blanks around it, reads back equal.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
