@@ -12,6 +12,7 @@ import { bootHost, type E2eHost } from '../test/e2e/harness/host.ts';
 import { startCoreInHost, type CoreInHost } from '../test/e2e/helpers/core-in-host.ts';
 import { fromLine } from '../test/e2e/helpers/install-line.ts';
 import { releaseFromDist } from '../test/e2e/helpers/release.ts';
+import { hideToken } from './hide-token.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const indent = (text: string) => text.trimEnd().replace(/^/gm, '    ');
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
       max_active: 2,
     });
     const { command, expires_at } = issued.body as { command: string; expires_at: string };
-    say(indent(command.replace(/printf %s "[^"]*"/, 'printf %s "<token>"')));
+    say(indent(hideToken(command)));
     say(`    (token hidden here; it expires ${expires_at})`);
 
     say('==> Pasting it into the host as root');
