@@ -133,12 +133,11 @@ export async function measureHost(runtimeMiB = 1024, runs = 7): Promise<Figure[]
     core = await startCoreInHost(host, ['--release-dir', join(work, 'release')]);
     const issued = await core.coreApi('POST', '/core/v1/sandbox/enrollment-tokens', {});
     const { command, token } = issued.body as { command: string; token: string };
-    const { installationId: id, uninstall } = fromLine(command);
+    const { installationId: id, uninstall, sha } = fromLine(command);
     const installer = uninstall[3] as string;
     const args = `--core-url '${core.coreUrl}' --installation-id '${id}'`;
 
     // The first install: the installer fetched and checked as the line does, then its run.
-    const sha = /s='([0-9a-f]{64})'/.exec(command)?.[1] ?? '';
     const fetch = okOrThrow(
       'fetching the installer',
       await timed(
