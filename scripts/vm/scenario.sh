@@ -97,8 +97,8 @@ issue_line() {
   jq -r .command "$line.json" >"$line"
   token=$(jq -r .token "$line.json")
   rm -f "$line.json"
-  sha=$(sed -n "s/.* s='\([0-9a-f]\{64\}\)'.*/\1/p" "$line")
-  id=$(sed -n "s/.*--installation-id '\([^']*\)'.*/\1/p" "$line")
+  sha=$(sed -n 's/.* s="\([0-9a-f]\{64\}\)".*/\1/p' "$line")
+  id=$(sed -n 's/.*--installation-id "\([^"]*\)".*/\1/p' "$line")
   if [ -z "$sha" ] || [ -z "$id" ]; then fail "cannot read the installer checksum or installation ID from the line"; fi
   installer=/root/.oac/node-bootstrap/$sha # where the line keeps the verified installer
 }
