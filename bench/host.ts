@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildRelease } from '../fixtures/release/build.ts';
+import { runtimeImageFile } from '../src/node/node-files.ts';
 import { bootHost, type E2eHost } from '../test/e2e/harness/host.ts';
 import { startCoreInHost, type CoreInHost } from '../test/e2e/helpers/core-in-host.ts';
 import { fromLine } from '../test/e2e/helpers/install-line.ts';
@@ -20,6 +21,8 @@ import { requireExecutable, repoRoot } from '../test/helpers/executable.ts';
 import { isMain, median, tableOf, type Figure } from './figures.ts';
 
 const MiB = 1024 * 1024;
+/** The node half's step that downloads and loads the Runtime archive (its --json events). */
+const RUNTIME_STEP = 'node:runtime';
 
 interface Timed {
   seconds: number;
@@ -85,15 +88,65 @@ function sampleMemory(host: E2eHost): { stop(): Map<string, number> } {
   };
 }
 
+interface Alone {
+  /** curl of the archive to a file, then fsync'ed (`sync FILE`): the network and the disk. */
+  download: number;
+  /** sha256sum of that file (in the page cache): the verification on its own. */
+  hash: number;
+  /** `docker load -i` of that verified file. */
+  load: number;
+}
+
+/** Issue #41's limit for the first install's Runtime archive, measured in the same host just
+ *  before it: the download alone (curl), then `docker load -i` of the same file alone. The
+ *  verification is timed on its own too but left out of the limit, which makes it stricter
+ *  than the issue's (the install hashes as the bytes arrive). The image is removed again, so
+ *  the install that follows loads it in full. */
+async function importAlone(
+  host: E2eHost,
+  coreUrl: string,
+  built: Awaited<ReturnType<typeof buildRelease>>,
+): Promise<Alone> {
+  const file = runtimeImageFile(built.manifest);
+  const url = `${coreUrl}/node-files/${built.release}/${file.name}`;
+  const f = '/var/tmp/bench-runtime.tar';
+  const download = okOrThrow(
+    'the archive alone',
+    await timed(host, `curl -fsSL -o ${f} '${url}' && sync ${f}`),
+  );
+  const hash = okOrThrow(
+    'the hash alone',
+    await timed(host, `[ "$(sha256sum < ${f} | cut -c1-64)" = ${file.sha256} ]`),
+  );
+  const load = okOrThrow('docker load alone', await timed(host, `docker load -q -i ${f}`));
+  okOrThrow(
+    'cleaning up',
+    await timed(host, `rm -f ${f} && docker rmi -f '${file.image.reference}' >/dev/null`),
+  );
+  return { download: download.seconds, hash: hash.seconds, load: load.seconds };
+}
+
+interface Phases {
+  /** "installer fetched and checked 1.26 s, preflight 0.48 s, …" */
+  text: string;
+  /** The Runtime archive's step, from its start to its done (seconds), and the moment inside
+   *  it when the download was verified (its progress event "done"). */
+  runtime?: { seconds: number; downloaded?: number };
+}
+
+type Event = { type?: string; step?: string; phase?: string };
+
 /** Seconds per phase from the --json events: each step from its start to its done. */
-function phasesOf(run: Timed, fetched: number): string {
+function phasesOf(run: Timed, fetched: number, runtimeStep: string): Phases {
   const parts: string[] = [`installer fetched and checked ${fetched.toFixed(2)} s`];
   let first: number | undefined;
+  let runtime: Phases['runtime'];
+  let verifiedAt: number | undefined;
   const started = new Map<string, number>();
   for (const { at, text } of run.lines) {
-    let event: { type?: string; step?: string };
+    let event: Event;
     try {
-      event = JSON.parse(text) as typeof event;
+      event = JSON.parse(text) as Event;
     } catch {
       continue;
     }
@@ -101,15 +154,24 @@ function phasesOf(run: Timed, fetched: number): string {
       first ??= at;
       started.set(event.step, at);
     }
+    if (event.type === 'progress' && event.step === runtimeStep && event.phase === 'done')
+      verifiedAt ??= at;
     if ((event.type === 'step-done' || event.type === 'summary') && started.size > 0) {
       const step = event.type === 'summary' ? 'ready' : (event.step ?? '?');
       const from = started.get(step);
-      if (from !== undefined && at - from >= 0.005)
-        parts.push(`${step} ${(at - from).toFixed(2)} s`);
+      if (from === undefined || at - from < 0.005) continue;
+      let part = `${step} ${(at - from).toFixed(2)} s`;
+      if (step === runtimeStep) {
+        const downloaded = verifiedAt === undefined ? undefined : verifiedAt - from;
+        runtime = { seconds: at - from, downloaded };
+        if (downloaded !== undefined)
+          part += ` (downloaded and verified ${downloaded.toFixed(2)} s, then loaded ${(at - from - downloaded).toFixed(2)} s)`;
+      }
+      parts.push(part);
     }
   }
   if (first !== undefined) parts.splice(1, 0, `preflight ${(first - run.started).toFixed(2)} s`);
-  return parts.join(', ');
+  return { text: parts.join(', '), runtime };
 }
 
 export async function measureHost(runtimeMiB = 1024, runs = 7): Promise<Figure[]> {
@@ -121,7 +183,7 @@ export async function measureHost(runtimeMiB = 1024, runs = 7): Promise<Figure[]
     const version = (
       JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }
     ).version;
-    await buildRelease({
+    const built = await buildRelease({
       executable: exe,
       executableGz: `${exe}.gz`,
       outDir: join(work, 'release'),
@@ -145,6 +207,7 @@ export async function measureHost(runtimeMiB = 1024, runs = 7): Promise<Figure[]
         `mkdir -p -m 0700 /root/.oac/node-bootstrap && curl -sS '${core.coreUrl}/node-install/oac-node.gz' | gzip -d > ${installer}.part && chmod 0700 ${installer}.part && [ "$(sha256sum < ${installer}.part | cut -c1-64)" = ${sha} ] && mv ${installer}.part ${installer}`,
       ),
     );
+    const alone = await importAlone(host, core.coreUrl, built);
     const memory = sampleMemory(host);
     const first = okOrThrow(
       'the first install',
@@ -170,30 +233,44 @@ export async function measureHost(runtimeMiB = 1024, runs = 7): Promise<Figure[]
     }
     const mb = (c: string) => peaks.get(c) ?? Number.NaN;
     const size = `${runtimeMiB} MiB Runtime archive and image`;
+    const phases = phasesOf(first, fetch.seconds, RUNTIME_STEP);
+    const limit = {
+      name: `curl -o, sync ${alone.download.toFixed(2)} s + \`docker load -i\` ${alone.load.toFixed(2)} s`,
+      value: alone.download + alone.load,
+    };
+    const installed = fetch.seconds + first.seconds;
     return [
       {
         name: `first install, ${size}`,
-        value: fetch.seconds + first.seconds,
+        value: installed,
         unit: 's',
-        note: phasesOf(first, fetch.seconds),
+        compared: limit,
+        target: { text: '≤ 1.1×', met: installed <= 1.1 * limit.value },
+        note: `${phases.text}; alone: curl -o + sync ${alone.download.toFixed(2)} s, sha256sum of the file ${alone.hash.toFixed(2)} s (not in the limit), \`docker load -i\` ${alone.load.toFixed(2)} s`,
+      },
+      {
+        name: 'of which the Runtime archive (downloaded, verified, loaded)',
+        value: phases.runtime?.seconds ?? Number.NaN,
+        unit: 's',
+        compared: limit,
       },
       {
         name: 'the pasted line again on the converged host (no-op rerun)',
         value: median(rerun),
         unit: 's',
-        target: { text: '≤ 0.7 s', met: median(rerun) <= 0.7 },
+        target: { text: '≤ 0.4 s', met: median(rerun) <= 0.4 },
       },
       {
         name: '`install --dry-run` on the converged host',
         value: median(dry),
         unit: 's',
-        target: { text: '≤ 0.7 s', met: median(dry) <= 0.7 },
+        target: { text: '≤ 0.4 s', met: median(dry) <= 0.4 },
       },
       {
         name: '`status`',
         value: median(status),
         unit: 's',
-        target: { text: '≤ 0.5 s', met: median(status) <= 0.5 },
+        target: { text: '≤ 0.3 s', met: median(status) <= 0.3 },
       },
       {
         name: 'peak RSS of the `_prepare` child (downloads the Runtime archive)',
