@@ -7,6 +7,7 @@ import type { InstallationId, Layout } from '../src/layout.ts';
 import type { NodeConfiguration } from '../src/net/core-schemas.ts';
 import type { Bundle } from '../src/bundle/bundle.ts';
 import type { ReleaseManifest } from '../src/net/release-manifest.ts';
+import type { EarlyNodeProbe } from '../src/installation/node-half.ts';
 
 export interface InstallOptions {
   coreUrl: string;
@@ -53,6 +54,9 @@ export interface InstallContext {
    *  its rollout to `generation` (Core's current) instead of reconciling the installation. */
   staging?: { generation: number };
   providerGroup?: ProviderGroup;
+  /** Issue #41: the node half's dry run, started once its inputs are known
+   *  (installer/early-node-probe.ts). */
+  earlyNodeProbe?: EarlyNodeProbe;
   /** The release manifest read for `configuration` in this run (installer/release.ts). */
   manifest?: { configuration: NodeConfiguration; manifest: ReleaseManifest };
 }

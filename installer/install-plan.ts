@@ -78,7 +78,11 @@ export async function planInstallation(
   // UPG-02: an upgrade's settling step waits for Core as the run does.
   const ready = (watch: { unit: string; invocation: string } | undefined) =>
     waitUntilReady(ctx, req.timeoutSeconds, req.signal, undefined, watch);
-  const driverCtx = { host, layout: names, journal, emit, node, signal: req.signal, ready };
+  const { earlyNodeProbe } = ctx;
+  const driverCtx = {
+    ...{ host, layout: names, journal, emit, node, signal: req.signal, ready },
+    earlyNodeProbe,
+  };
   const wanted = new Set(resources.map((r) => r.key));
   // The kept program of an upgrade is a step of the plan (wanted, so never stale): the plan's
   // last step drops it or puts it back once the run knows (src/installation/upgrade-rollback.ts).

@@ -2,6 +2,7 @@
 // microsandbox links, a runtime directory short enough for its sockets, the checkpoint store the
 // operator mounted, capacity, and the disk the node files and the imported image need.
 import { readGroups } from '../src/host/accounts.ts';
+import { startNodeProbe } from './early-node-probe.ts';
 import { hostCapacity } from '../src/host/probe.ts';
 import { releaseManifest } from './release.ts';
 import type { ReleaseManifest } from '../src/net/release-manifest.ts';
@@ -59,6 +60,7 @@ async function checkKvm(ctx: InstallContext): Promise<void> {
     (kvm.mode & 0o060) === 0o060;
   if (!usable || group === undefined) fail('kvm_unavailable');
   ctx.providerGroup = { name: group.name, gid: group.gid, path: KVM_DEVICE };
+  await startNodeProbe(ctx);
 }
 
 /** HOST-11: the operator mounts the shared store first and gives only oac-node access (the

@@ -25,6 +25,7 @@ import {
   type SandboxNeed,
 } from './preflight-checks.ts';
 import { checkMicrosandbox } from './preflight-microsandbox.ts';
+import { startNodeProbe } from './early-node-probe.ts';
 import { Findings } from './preflight-findings.ts';
 import type { NodeConfiguration } from '../src/net/core-schemas.ts';
 import { isRegistered } from '../src/node/identity-store.ts';
@@ -139,7 +140,10 @@ async function checkDocker(
       owner: `group ${group?.name ?? socket.gid}`,
       mode,
     });
-  } else ctx.providerGroup = { name: group.name, gid: group.gid, path: DOCKER_SOCKET };
+  } else {
+    ctx.providerGroup = { name: group.name, gid: group.gid, path: DOCKER_SOCKET };
+    await startNodeProbe(ctx);
+  }
   // Asked even through a socket of the wrong mode: its answers are root's daemon's all the
   // same (only root can bind /var/run/docker.sock), and they name the host's other problems.
   const info = await dockerInfo(ctx);

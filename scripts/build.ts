@@ -116,8 +116,12 @@ async function bundleCli(outfile: string): Promise<void> {
     minify: true,
     legalComments: 'none',
     inject: [join(root, 'scripts/import-meta-url.ts')],
-    // undici without what the executable never uses (scripts/undici-slim.cjs, issue #13).
-    alias: { undici: join(root, 'scripts/undici-slim.cjs') },
+    // undici without what the executable never uses (scripts/undici-slim.cjs, issue #13);
+    // string-width loaded when help is laid out (scripts/string-width-lazy.cjs, issue #41).
+    alias: {
+      undici: join(root, 'scripts/undici-slim.cjs'),
+      'string-width': join(root, 'scripts/string-width-lazy.cjs'),
+    },
     define: {
       'import.meta.url': 'importMetaUrl',
       OAC_BUILT_HELP: JSON.stringify(stamped(topLevelHelp())),

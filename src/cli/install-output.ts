@@ -9,7 +9,6 @@ import {
 import { PLAN_FORMAT, shownEvents } from '../installation/saved-plan.ts';
 import { writePlanFile } from '../installation/plan-file.ts';
 import type { EngineEvent } from '../core/events.ts';
-import { listrView } from '../ui/listr-renderer.ts';
 import { EXIT, ExitStatus } from '../errors.ts';
 import { hint, message } from '../messages.ts';
 import { printable } from '../ui/printable.ts';
@@ -34,7 +33,10 @@ export async function runInstall(
   const dryRun = request.dryRun;
   const quiet = flags.quiet === true;
   const live = !flags.json && !dryRun && !quiet && process.stdout.isTTY;
-  const view = live ? listrView(INSTALL_PHASES) : undefined;
+  // Issue #41: listr2 (and its string widths) loads only to draw on a terminal.
+  const view = live
+    ? (await import('../ui/listr-renderer.ts')).listrView(INSTALL_PHASES)
+    : undefined;
   const plain = flags.json ? jsonRenderer(write) : plainRenderer(write, dryRun, Date.now, quiet);
   if (flags.json) jsonRenderer(write)(startEvent('install', dryRun));
   const shown: EngineEvent[] = [];

@@ -172,6 +172,7 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
     args,
   };
   let parser = yargs(args);
+  withoutHelpCaching(parser);
   for (const { name } of COMMAND_TABLE) {
     // The requested command in full; the others as a name and a line, for --help. A listed
     // command never runs without its code: were yargs to pick one, it would say so, not
@@ -227,6 +228,15 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
       .alias('V', 'version')
       .wrap(100)
   );
+}
+
+/** Issue #41: yargs renders the running command's whole help as the command starts (about 40 ms
+ *  of string widths on every run), only to keep it for a failure message it would print. Ours
+ *  never does: .fail() above throws, and the error is one line of our own (./usage-line.ts). */
+function withoutHelpCaching(parser: object): void {
+  type Internals = { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } } };
+  const usage = (parser as Internals).getInternalMethods().getUsageInstance();
+  usage.cacheHelpMessage = () => undefined;
 }
 
 /** A first word that names no command (`oac-node instal …`) is said as such, with the command

@@ -16,7 +16,6 @@ import { jsonRenderer, plainRenderer } from '../ui/render-events.ts';
 import { startEvent } from './json-contract.ts';
 import { errorEvent } from './error-event.ts';
 import { interruptOnSignals } from './interrupt.ts';
-import { listrView } from '../ui/listr-renderer.ts';
 
 /** What a terminal shows of an uninstall, in the order it removes (the resources' groups, the
  *  reverse of the install's: installer/install.ts INSTALL_PHASES). */
@@ -41,7 +40,10 @@ export async function runUninstallWith(
   // Issue #39: on a terminal the uninstall is drawn as the install is (listr2 rows, one per
   // group of steps); on a pipe, with --json, --quiet or a dry run, plain lines or events.
   const live = !flags.json && !dryRun && flags.quiet !== true && process.stdout.isTTY;
-  const view = live ? listrView(UNINSTALL_PHASES) : undefined;
+  // Issue #41: listr2 (and its string widths) loads only to draw on a terminal.
+  const view = live
+    ? (await import('../ui/listr-renderer.ts')).listrView(UNINSTALL_PHASES)
+    : undefined;
   const render = flags.json
     ? jsonRenderer(write)
     : plainRenderer(write, dryRun, Date.now, flags.quiet === true);

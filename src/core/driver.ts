@@ -22,6 +22,9 @@ export interface CoreResource {
 
 export interface Driver<R, A, C> {
   probe(r: R, ctx: C): Promise<A>;
+  /** Its probe runs another process for a while (the node half's dry run): a plan starts it
+   *  before the others, which then run beside it (issue #41). */
+  readonly probesLong?: boolean;
   /** Whether the resource is there (ownership: an intended resource that exists is ours). */
   exists(actual: A): boolean;
   /** Pure: no host, no clock. `planned` holds the actions decided so far in this run, by key. */

@@ -1,4 +1,4 @@
-// The plan (issue #23, DECL-01): every resource probed and diffed, in order, before anything is
+// The plan (issue #23, DECL-01): every resource probed (all at once) and diffed in order, before anything is
 // written. Refusals are plan data (an action of kind `refuse`), so a run stops with all of them
 // listed and the host untouched, and a dry run shows every one. The caller may judge each step
 // once its driver has answered (the installation adds what its journal knows: ownership).
@@ -31,7 +31,7 @@ export interface Planner<R extends CoreResource, C, S extends PlannedStep<R>> {
 export interface PlanStepsOptions {
   /** Stops the run before its next step; its reason (an Error) is what the run throws. */
   signal?: AbortSignal;
-  /** Terraform's refresh-only plan (status): every resource probed at once, each diffed on its
+  /** Terraform's refresh-only plan (status): each resource diffed on its
    *  own (no step sees what the others would do, so a consequence such as a restart is not
    *  drift of its own). */
   refreshOnly?: boolean;
@@ -46,20 +46,29 @@ export async function planSteps<R extends CoreResource, C, S extends PlannedStep
   planner: Planner<R, C, S>,
   options: PlanStepsOptions = {},
 ): Promise<Plan<S>> {
-  const probe = (r: R): Promise<unknown> =>
-    planner
-      .driverOf(r)
-      .probe(r, ctx)
-      .catch((error: unknown) =>
-        options.emit === undefined ? Promise.reject(error) : failedStep(r, options.emit, error),
-      );
-  const probes = options.refreshOnly ? await Promise.all(resources.map(probe)) : undefined;
+  // Issue #41: every probe starts at once (they only read, and most wait on another process:
+  // systemctl, Docker, the node half); each is then taken in the plan's order, and the first
+  // that failed in that order is the plan's failure, as when they ran one by one.
+  // The long ones first: the rest start while they are spawned.
+  const probes: Array<Promise<Probed>> = [];
+  const starts = (long: boolean) =>
+    resources.forEach((r, i) => {
+      const driver = planner.driverOf(r);
+      if ((driver.probesLong === true) === long) probes[i] = settled(() => driver.probe(r, ctx));
+    });
+  starts(true);
+  starts(false);
   const decided = new Map<string, Action>();
   const steps: S[] = [];
   for (const [i, r] of resources.entries()) {
     options.signal?.throwIfAborted();
     const driver = planner.driverOf(r);
-    const actual = probes === undefined ? await probe(r) : probes[i];
+    const probed = await (probes[i] as Promise<Probed>);
+    if (!probed.ok) {
+      if (options.emit !== undefined) await failedStep(r, options.emit, probed.error);
+      throw probed.error;
+    }
+    const actual = probed.actual;
     const exists = driver.exists(actual);
     const seen = options.refreshOnly ? new Map<string, Action>() : decided;
     const action = driver.diff(r, actual, seen);
@@ -68,6 +77,17 @@ export async function planSteps<R extends CoreResource, C, S extends PlannedStep
     steps.push(step);
   }
   return { steps, refusals: steps.flatMap((s) => s.action.refusals ?? []) };
+}
+
+type Probed = { ok: true; actual: unknown } | { ok: false; error: unknown };
+
+/** A probe's answer or its error, never a rejection left unheard while an earlier one is
+ *  awaited. */
+function settled(probe: () => Promise<unknown>): Promise<Probed> {
+  return new Promise<unknown>((resolve) => resolve(probe())).then(
+    (actual) => ({ ok: true, actual }),
+    (error: unknown) => ({ ok: false, error }),
+  );
 }
 
 /** A probe that threw, said as its step's failure (step-start, then step-failed), then raised. */

@@ -64,6 +64,8 @@ export const NODE_HALF_ACTUAL = z.strictObject({
 export type NodeHalfActual = z.infer<typeof NODE_HALF_ACTUAL>;
 
 export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
+  // The child's start and its own probes take longer than all of root's together.
+  probesLong: true,
   async probe(_r, ctx) {
     // Before the program is installed there is nothing of the node yet to ask about, and no
     // copy oac-node may run: everything would be created.
@@ -74,7 +76,7 @@ export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
       return { planned: undefined, steps, refusals: steps.flatMap((s) => s.action.refusals ?? []) };
     }
     // A refused plan is the child's answer, not its failure: its refusals become root's.
-    const events = await runChild(ctx, true, () => undefined, { refusalsAnswer: true });
+    const events = await (takeEarlyProbe(ctx) ?? probeChild(ctx));
     const steps = stepsOf(events);
     return { planned: steps.map((s) => s.action), steps };
   },
@@ -93,6 +95,44 @@ export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
   },
   remove: () => Promise.resolve({ outcome: 'skipped', detail: 'the node half' }),
 };
+
+/** The child's dry run, as the node step's probe asks it. */
+const probeChild = (ctx: InstallContext) =>
+  runChild(ctx, true, () => undefined, { refusalsAnswer: true });
+
+/** Issue #41: the node half's dry run, started in preflight as soon as its inputs are known
+ *  (Core's configuration, the provider group), so that it runs beside the rest of preflight and
+ *  root's own probes. The probe takes it only when the request it would send is the same. */
+export interface EarlyNodeProbe {
+  request: string;
+  answer: Promise<{ events: EngineEvent[] } | { error: unknown }>;
+}
+
+/** Starts the node half's dry run early (see EarlyNodeProbe); undefined when there is no
+ *  installed program to run yet (a new host: root plans the node's part itself). */
+export async function startEarlyProbe(ctx: InstallContext): Promise<EarlyNodeProbe | undefined> {
+  if (isSea() && (await ctx.host.lstat(ctx.layout.program)) === undefined) return undefined;
+  const answer = probeChild(ctx).then(
+    (events) => ({ events }),
+    (error: unknown) => ({ error }),
+  );
+  return { request: requestKey(ctx), answer };
+}
+
+function takeEarlyProbe(ctx: InstallContext): Promise<EngineEvent[]> | undefined {
+  const early = ctx.earlyNodeProbe;
+  if (early === undefined || early.request !== requestKey(ctx)) return undefined;
+  ctx.earlyNodeProbe = undefined;
+  return early.answer.then((a) => ('events' in a ? a.events : Promise.reject(a.error)));
+}
+
+/** All the child is given: its request, its groups and its environment. */
+const requestKey = (ctx: InstallContext): string =>
+  JSON.stringify([
+    prepareRequest(ctx, { dryRun: true, mapped: true }),
+    ctx.node.providerGroup.gid,
+    ctx.node.proxyEnv,
+  ]);
 
 /** The node step's own action, from the node half's plan (or, before the program is installed,
  *  root's own plan of its part). */

@@ -6,6 +6,7 @@ import type { ResourceOf } from '../resources/resources.ts';
 import type { Bundle } from '../bundle/bundle.ts';
 import type { NodeConfiguration } from '../net/core-schemas.ts';
 import type { NodeResource } from '../node/drivers/node-context.ts';
+import type { EarlyNodeProbe } from './node-half.ts';
 
 export interface RootContext extends DriverContext {
   journal: Journal;
@@ -19,6 +20,8 @@ export interface InstallContext extends RootContext {
    *  upgrade's settling step waits with it: src/installation/upgrade-rollback.ts), watching the
    *  service run given: if it stops, the wait ends. */
   ready?: (watch: { unit: string; invocation: string } | undefined) => Promise<unknown>;
+  /** Issue #41: the node half's dry run, started in preflight (src/installation/node-half.ts). */
+  earlyNodeProbe?: EarlyNodeProbe;
 }
 
 /** The kinds root's half declares (src/installation/desired.ts), and a staging's one step
