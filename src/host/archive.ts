@@ -2,7 +2,6 @@
 // host's base system does the work: it already refuses members that climb out with `..` and
 // strips leading `/`. It runs as whoever calls it (oac-node, in `_prepare`), and owners and
 // modes from the archive are ignored.
-import { execa } from 'execa';
 import { rename, rm } from 'node:fs/promises';
 import { ensureDirectory } from './files.ts';
 
@@ -12,6 +11,7 @@ export async function unpackTarGz(archive: string, dest: string): Promise<void> 
   const temporary = `${dest}.unpacking`;
   await rm(temporary, { recursive: true, force: true });
   await ensureDirectory(temporary, 0o700);
+  const { execa } = await import('execa');
   await execa(
     'tar',
     [

@@ -15,7 +15,6 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { execa } from 'execa';
 import { TOOL_PATH } from './tool-path.ts';
 import { runWithLines, type LineChildOptions, type LineChildResult } from './child-lines.ts';
 import {
@@ -68,6 +67,9 @@ export class Host {
   }
 
   async run(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
+    // Issue #41: execa loads with the first command (about 20 ms): the node half's dry run
+    // runs none.
+    const { execa } = await import('execa');
     const result = await execa(command, args, {
       input: options.input ?? '',
       uid: options.uid,

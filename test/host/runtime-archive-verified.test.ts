@@ -1,4 +1,4 @@
-// Issue #41's rule for the Runtime archive (DL-01, SEC-04): no byte of it reaches Docker's
+// Issue #41's rule for the Runtime archive (DL-07, SEC-04): no byte of it reaches Docker's
 // `images/load`, or any parser, before the whole archive's size and SHA-256 match the manifest.
 // The reference Core serves the archive with one byte flipped; the real `_prepare` (as oac-node,
 // against a private real dockerd seen through a recorder) downloads it, refuses it, and Docker
@@ -49,7 +49,7 @@ function flipByte(path: string, offset: number): void {
 
 const images = () => fixture.dockerd.docker(['image', 'ls', '-aq', '--no-trunc']).stdout;
 
-test('DL-01 SEC-04 a Runtime archive with one byte flipped reaches no parser: Docker is never asked to load it, its images and the node files are unchanged; the byte put back, the rerun loads it once', async () => {
+test('DL-07 SEC-04 a Runtime archive with one byte flipped reaches no parser: Docker is never asked to load it, its images and the node files are unchanged; the byte put back, the rerun loads it once', async () => {
   const { core, release, scratch, exe, dockerGid } = fixture;
   const file = release.manifest.files.find((f) => f.kind === 'runtime-image');
   assert.ok(file?.kind === 'runtime-image');
