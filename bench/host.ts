@@ -91,17 +91,17 @@ function sampleMemory(host: E2eHost): { stop(): Map<string, number> } {
 interface Alone {
   /** curl of the archive to a file, then fsync'ed (`sync FILE`): the network and the disk. */
   download: number;
-  /** sha256sum of that file (in the page cache): the verification on its own. */
+  /** The SHA-256 of that file (in the page cache) by the faster of OpenSSL and sha256sum: the
+   *  verification on its own. */
   hash: number;
   /** `docker load -i` of that verified file. */
   load: number;
 }
 
 /** Issue #41's limit for the first install's Runtime archive, measured in the same host just
- *  before it: the download alone (curl), then `docker load -i` of the same file alone. The
- *  verification is timed on its own too but left out of the limit, which makes it stricter
- *  than the issue's (the install hashes as the bytes arrive). The image is removed again, so
- *  the install that follows loads it in full. */
+ *  before it: the download alone (curl), its verification alone (the file's SHA-256), then
+ *  `docker load -i` of the same file alone. The image is removed again, so the install that
+ *  follows loads it in full. */
 async function importAlone(
   host: E2eHost,
   coreUrl: string,
@@ -114,16 +114,18 @@ async function importAlone(
     'the archive alone',
     await timed(host, `curl -fsSL -o ${f} '${url}' && sync ${f}`),
   );
-  const hash = okOrThrow(
-    'the hash alone',
-    await timed(host, `[ "$(sha256sum < ${f} | cut -c1-64)" = ${file.sha256} ]`),
-  );
+  // The faster of the two tools the host has: OpenSSL's SHA-256 is several times coreutils'.
+  const hashes = [];
+  for (const tool of ['openssl dgst -sha256 -r', 'sha256sum']) {
+    const check = `[ "$(${tool} < ${f} | cut -c1-64)" = ${file.sha256} ]`;
+    hashes.push(okOrThrow(`${tool} alone`, await timed(host, check)).seconds);
+  }
   const load = okOrThrow('docker load alone', await timed(host, `docker load -q -i ${f}`));
   okOrThrow(
     'cleaning up',
     await timed(host, `rm -f ${f} && docker rmi -f '${file.image.reference}' >/dev/null`),
   );
-  return { download: download.seconds, hash: hash.seconds, load: load.seconds };
+  return { download: download.seconds, hash: Math.min(...hashes), load: load.seconds };
 }
 
 interface Phases {
@@ -235,8 +237,8 @@ export async function measureHost(runtimeMiB = 1024, runs = 7): Promise<Figure[]
     const size = `${runtimeMiB} MiB Runtime archive and image`;
     const phases = phasesOf(first, fetch.seconds, RUNTIME_STEP);
     const limit = {
-      name: `curl -o, sync ${alone.download.toFixed(2)} s + \`docker load -i\` ${alone.load.toFixed(2)} s`,
-      value: alone.download + alone.load,
+      name: `curl ${alone.download.toFixed(2)} s + SHA-256 ${alone.hash.toFixed(2)} s + \`docker load -i\` ${alone.load.toFixed(2)} s`,
+      value: alone.download + alone.hash + alone.load,
     };
     const installed = fetch.seconds + first.seconds;
     return [
@@ -246,7 +248,7 @@ export async function measureHost(runtimeMiB = 1024, runs = 7): Promise<Figure[]
         unit: 's',
         compared: limit,
         target: { text: '≤ 1.1×', met: installed <= 1.1 * limit.value },
-        note: `${phases.text}; alone: curl -o + sync ${alone.download.toFixed(2)} s, sha256sum of the file ${alone.hash.toFixed(2)} s (not in the limit), \`docker load -i\` ${alone.load.toFixed(2)} s`,
+        note: `${phases.text}; without the verification in the limit (curl + load alone, ${(alone.download + alone.load).toFixed(2)} s): ${(installed / (alone.download + alone.load)).toFixed(2)}×`,
       },
       {
         name: 'of which the Runtime archive (downloaded, verified, loaded)',

@@ -198,9 +198,10 @@ export async function isExecutableFile(path: string): Promise<boolean> {
   }
 }
 
-/** A stream of a file's bytes (for uploads such as `docker load`). */
-export function readStream(path: string): Readable {
-  return createReadStream(path);
+/** A stream of a file's bytes (for uploads such as `docker load`), in pieces of `pieceBytes`
+ *  (Node's 64 KiB by default). */
+export function readStream(path: string, pieceBytes?: number): Readable {
+  return createReadStream(path, pieceBytes === undefined ? {} : { highWaterMark: pieceBytes });
 }
 
 /** Copies `from` to `to` atomically, with `mode`, whatever `to` was. */

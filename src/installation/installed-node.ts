@@ -27,13 +27,19 @@ export async function installedNodeInputs(
     const identity = await readNodeIdentityFor(host, names, journal.snapshot.core_url);
     if (identity === undefined || !isRegistered(identity)) return 'the node is not registered';
     const group = journal.inputs.group;
-    const gid = (await readGroups(host)).find((g) => g.name === group)?.gid;
+    // Issue #41: the host's files at once, each read once.
+    const [groups, proxyEnv, serving, hostId] = await Promise.all([
+      readGroups(host),
+      proxyEnvForNode(host, names),
+      readServingGeneration(host, names),
+      hostIdOn(host),
+    ]);
+    const gid = groups.find((g) => g.name === group)?.gid;
     if (group === null || gid === undefined)
       return `the provider group ${group ?? '(none recorded)'} is not on this host`;
     // TRUST-01: Core is asked as the node asks it, trusting its recorded pin alone.
     pinOrigin(identity.core_url, identity.core_pin ?? null);
-    const proxyEnv = await proxyEnvForNode(host, names);
-    const generation = (await readServingGeneration(host, names)) ?? identity.approved.generation;
+    const generation = serving ?? identity.approved.generation;
     const client = new CoreClient({
       coreUrl: identity.core_url,
       dispatcher: sharedDispatcher(proxyEnv),
@@ -54,7 +60,7 @@ export async function installedNodeInputs(
       providerGroup: { name: group, gid },
       ...(checkpointRoot === null ? {} : { checkpointRoot }),
       proxyEnv,
-      hostId: await hostIdOn(host),
+      hostId,
     };
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

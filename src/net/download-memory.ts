@@ -14,7 +14,8 @@
 //
 // Process-wide V8 flags: call limitDownloadMemory() once at startup, before the first HTTP
 // request (undici compiles llhttp on its first connection). Without the call, downloads work
-// the same, with the default peak.
+// the same, with the default peak. The installer calls it too (issue #41): it downloads nothing
+// large, but its first request to Core alone compiled llhttp with TurboFan (installer ~110 MB).
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

@@ -27,6 +27,7 @@ import {
 } from '../install-inputs.ts';
 import { installOptions, type InstallArgs } from '../install-options.ts';
 import { runInstall } from '../install-output.ts';
+import { limitDownloadMemory } from '../../net/download-memory.ts';
 
 export const installCommand: CommandModule<object, InstallArgs> = {
   command: 'install',
@@ -35,6 +36,7 @@ export const installCommand: CommandModule<object, InstallArgs> = {
   handler: async (argv) => {
     // PRE-01: root before the token is read or anything changes.
     if (process.getuid?.() !== 0) throw oacError('not_root');
+    limitDownloadMemory(); // Issue #41: ≤ 100 MB (src/net/download-memory.ts says why)
     if (TOKEN_VARIABLES.some((name) => process.env[name] !== undefined)) refuseTokenInEnvironment();
     const coreUrl = required(argv['core-url'], '--core-url');
     const installationId = parseInstallationId(argv['installation-id']);
