@@ -4,7 +4,11 @@
 // not empty is drift, named with what differs and what to do (docs/design.md "Records": the host
 // wins, the difference is reported). Read-only.
 import { readJournal, type LastRun } from '../records/journal.ts';
-import type { InstallContext, RootContext } from '../src/installation/root-context.ts';
+import type {
+  InstallContext,
+  NodeHalfInputs,
+  RootContext,
+} from '../src/installation/root-context.ts';
 import { planFor } from '../src/installation/plan-for.ts';
 import type { ServiceActual } from '../src/resources/drivers/service.ts';
 import { readNodeIdentityFor } from '../src/installation/node-state.ts';
@@ -201,18 +205,26 @@ async function refreshPlan(
   recorded: RootResource[],
   copied: CoreStatus | undefined,
 ): Promise<{ planned: Plan; nodeHalf: NodeHalfStatus; serving: NodeStatus['serving'] }> {
-  const [root, node] = await Promise.all([
-    planFor('status', { wanted: recorded }, ctx),
-    copied === undefined ? nodeStepPlan(ctx) : notAsked(),
-  ]);
+  // Issue #41: the node half's dry run is the longest probe. Its inputs (Core's configuration)
+  // are read, and the child started, before root's probes start their systemctl processes,
+  // which delayed both by about 50 ms.
+  const inputs =
+    copied === undefined ? await installedNodeInputs(ctx.host, ctx.layout, ctx.journal) : NOT_ASKED;
+  let spawned = () => undefined as void;
+  const started = new Promise<void>((resolve) => (spawned = resolve));
+  const nodePlan = nodeStepPlan(ctx, typeof inputs === 'string' ? inputs : { ...inputs, spawned });
+  await Promise.race([started, nodePlan]);
+  const [node, root] = await Promise.all([nodePlan, planFor('status', { wanted: recorded }, ctx)]);
   const step = node.planned?.steps[0];
   const wanted = root.wanted;
   const planned = step === undefined ? wanted : { ...wanted, steps: [...wanted.steps, step] };
   return { planned, nodeHalf: node.nodeHalf, serving: node.serving ?? null };
 }
 
-async function nodeStepPlan(ctx: RootContext): Promise<NodeStepPlan> {
-  const node = await installedNodeInputs(ctx.host, ctx.layout, ctx.journal);
+async function nodeStepPlan(
+  ctx: RootContext,
+  node: NodeHalfInputs | string,
+): Promise<NodeStepPlan> {
   if (typeof node === 'string') return { nodeHalf: unknownNodeHalf(node) };
   const withNode: InstallContext = { ...ctx, node };
   const release = node.configuration.specification.release;
@@ -232,10 +244,6 @@ async function nodeStepPlan(ctx: RootContext): Promise<NodeStepPlan> {
 const NOT_ASKED = 'not asked: the node belongs to another host';
 
 type NodeStepPlan = { planned?: Plan; nodeHalf: NodeHalfStatus; serving?: NodeStatus['serving'] };
-
-function notAsked(): NodeStepPlan {
-  return { nodeHalf: unknownNodeHalf(NOT_ASKED) };
-}
 
 /** Core's status on a copy of the node's host (src/node/host-id.ts), or undefined on its own
  *  host: what the identity records against this host's ID. An identity that cannot be read is

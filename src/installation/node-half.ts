@@ -249,7 +249,7 @@ async function runChild(
   const events: EngineEvent[] = [];
   let overflowed = false;
   // OPS-01: each event is rendered as the child prints it, not after it exits.
-  const result = await host.runStreaming('setpriv', setpriv, {
+  const running = host.runStreaming('setpriv', setpriv, {
     input: `${JSON.stringify(request)}\n`,
     env: { ...node.proxyEnv, HOME: host.path(NODE_HOME) },
     ...(node.bundle === undefined ? {} : { fds: [node.bundle.fd] }),
@@ -270,6 +270,8 @@ async function runChild(
       emit({ ...event, step: `node:${event.step}` });
     },
   });
+  node.spawned?.();
+  const result = await running;
   ctx.signal?.throwIfAborted();
   if (overflowed)
     throw oacError('prepare_failed', { detail: `it printed more than ${MAX_KEPT_EVENTS} steps` });

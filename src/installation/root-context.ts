@@ -63,4 +63,6 @@ export interface NodeHalfInputs {
    *  that root does not record (those are root's own steps), in the layout's paths: root plans
    *  it itself before the node program is installed (src/installation/node-half-first.ts). */
   part?: NodeResource[];
+  /** Told once the child is started (status starts root's own probes then: issue #41). */
+  spawned?: () => void;
 }
