@@ -255,9 +255,10 @@ class Transfer {
         // The stall watch decides; undici's own timers only back it up.
         headersTimeout: this.windowMs * 2,
         bodyTimeout: this.windowMs * 2,
-        // Issue #41: the body keeps up to 1 MiB before undici pauses the socket (64 KiB by
-        // default): a 1 GiB download here took 1.35× `dd` rather than 1.57× (bench/README.md).
-        highWaterMark: 1024 * 1024,
+        // Issue #41: the body keeps up to 256 KiB before undici pauses the socket (64 KiB by
+        // default): fewer pauses of a fast transfer (bench/README.md). 1 MiB was no faster,
+        // and kept enough chunks alive past a minor GC to take the download over 100 MB.
+        highWaterMark: 256 * 1024,
       });
       // The watch ends it even while undici still waits for a connection (issue #27.1).
       const response = await untilAborted(pending, watch.signal, (late) => late.body.destroy());

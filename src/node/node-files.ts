@@ -171,10 +171,10 @@ export async function installRuntimeImage(
   return file.image.reference;
 }
 
-/** Issue #41: the archive goes to Docker in 1 MiB pieces. With Node's 64 KiB ones a 1 GiB load
- *  took about 15 % longer than `docker load -i` of the same file; with these, about as long
- *  (bench/README.md). */
-const LOAD_PIECE_BYTES = 1024 * 1024;
+/** Issue #41: the archive goes to Docker in 256 KiB pieces. With Node's 64 KiB ones a 1 GiB
+ *  load took about 15 % longer than `docker load -i` of the same file; with larger ones, about
+ *  as long (bench/README.md). 1 MiB pieces took the node half over 100 MB. */
+const LOAD_PIECE_BYTES = 256 * 1024;
 
 /** The archive on its way to Docker, counted as a download's bytes are: its read buffers are
  *  freed as early (src/net/download-memory.ts), or a 1 GiB load would hold far more than one. */
