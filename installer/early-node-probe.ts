@@ -20,6 +20,6 @@ export async function startNodeProbe(ctx: InstallContext): Promise<void> {
     journal,
     emit,
     node,
-    signal: (options as { signal?: AbortSignal }).signal,
+    signal: options.signal,
   });
 }

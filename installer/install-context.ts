@@ -31,6 +31,9 @@ export interface InstallOptions {
   sameHost?: boolean;
   /** The six proxy variables as the installer received them (DL-04, HOST-06). */
   proxyEnv: Record<string, string>;
+  /** Aborted when the operator interrupts (OPS-03): the run stops at the next step boundary,
+   *  and every process it started stops with it. */
+  signal?: AbortSignal;
 }
 
 export interface ProviderGroup {

@@ -35,8 +35,6 @@ export interface InstallRequest extends InstallOptions {
   root: string;
   token: string | undefined;
   timeoutSeconds: number;
-  /** Aborted when the operator interrupts (OPS-03): the run stops at the next step boundary. */
-  signal?: AbortSignal;
   /** DECL-05: a dry run whose plan the caller saves (InstallResult.plan). */
   planOut?: boolean;
   /** DECL-05: `apply`: the plan must be this one, from the same inputs, or nothing changes. */
@@ -98,53 +96,70 @@ export async function install(given: InstallRequest, emit: Emit): Promise<Instal
       emit,
       token: req.token,
     };
-    const findings = await preflight(ctx, await recordChecks(ctx, req.allowDowngrade === true));
-    req.signal?.throwIfAborted();
-    if (ctx.staging !== undefined) {
-      // DECL-05: such a run plans only the staging (src/installation/staged-release.ts), which
-      // is not the installation's plan: saving it, or applying one, would skip the rollout.
-      if (req.planOut === true || req.savedPlan !== undefined)
-        throw oacError('plan_while_staging', {
-          release: ctx.configuration === undefined ? '?' : releaseOf(ctx.configuration),
-          generation: ctx.staging.generation,
-        });
-      findings.stopIfAny();
-      return stageForRollout(ctx, req, ctx.staging.generation);
-    }
-    const run: RunState = { writing: false };
-    const start = runStart(journal);
-    // UPG-02: an upgrade (this run's, or one a killed run left) is settled by the plan's last
-    // step, also after a failed step: src/installation/upgrade-rollback.ts.
-    const report = await reconcileInstallation(ctx, req, run, findings)
-      .catch(async (error: unknown) => {
-        if (run.writing && !req.dryRun)
-          noted(req, await noteLastRun(journal, start, { changed: true, error }));
-        throw error;
-      })
-      .finally(async () => {
-        // Also after a failure or an interruption later in the run: once Core accepted the
-        // node, the record must say so (a later loss of its state is then recognised). A
-        // refused plan wrote nothing, and writes nothing now either (not even the digest cache).
-        if (!run.writing) return;
-        await recordRegisteredNode(ctx);
-        await journal.saveDigests();
-      });
-    const provider = ctx.configuration?.provider;
-    if (req.dryRun)
-      return { report, provider, ...(run.plan === undefined ? {} : { plan: run.plan }) };
-    // ENR-04: until Core lists the node ready (at once after an upgrade's settling step).
-    emit(readyStart());
-    const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal).catch(
-      async (error: unknown) => {
-        // A run that changed the host and then did not see it ready failed (a rerun that
-        // changed nothing writes nothing: RERUN-01).
-        if (report.changed) noted(req, await noteLastRun(journal, start, { changed: true, error }));
-        throw error;
-      },
-    );
-    noted(req, await noteLastRun(journal, start, { changed: report.changed }));
-    return { report, nodeId, provider };
+    // OPS-03: the node half's early dry run, if nothing took it, ends with the run.
+    return afterEarlyProbe(ctx, () => installLocked(ctx, req));
   });
+}
+
+async function installLocked(
+  ctx: InstallContext,
+  req: InstallRequest & { corePin: string | null },
+): Promise<InstallResult> {
+  const { journal, emit } = ctx;
+  const findings = await preflight(ctx, await recordChecks(ctx, req.allowDowngrade === true));
+  req.signal?.throwIfAborted();
+  if (ctx.staging !== undefined) {
+    // DECL-05: such a run plans only the staging (src/installation/staged-release.ts), which
+    // is not the installation's plan: saving it, or applying one, would skip the rollout.
+    if (req.planOut === true || req.savedPlan !== undefined)
+      throw oacError('plan_while_staging', {
+        release: ctx.configuration === undefined ? '?' : releaseOf(ctx.configuration),
+        generation: ctx.staging.generation,
+      });
+    findings.stopIfAny();
+    return stageForRollout(ctx, req, ctx.staging.generation);
+  }
+  const run: RunState = { writing: false };
+  const start = runStart(journal);
+  // UPG-02: an upgrade (this run's, or one a killed run left) is settled by the plan's last
+  // step, also after a failed step: src/installation/upgrade-rollback.ts.
+  const report = await reconcileInstallation(ctx, req, run, findings)
+    .catch(async (error: unknown) => {
+      if (run.writing && !req.dryRun)
+        noted(req, await noteLastRun(journal, start, { changed: true, error }));
+      throw error;
+    })
+    .finally(async () => {
+      // Also after a failure or an interruption later in the run: once Core accepted the
+      // node, the record must say so (a later loss of its state is then recognised). A
+      // refused plan wrote nothing, and writes nothing now either (not even the digest cache).
+      if (!run.writing) return;
+      await recordRegisteredNode(ctx);
+      await journal.saveDigests();
+    });
+  const provider = ctx.configuration?.provider;
+  if (req.dryRun)
+    return { report, provider, ...(run.plan === undefined ? {} : { plan: run.plan }) };
+  // ENR-04: until Core lists the node ready (at once after an upgrade's settling step).
+  emit(readyStart());
+  const { nodeId } = await waitUntilReady(ctx, req.timeoutSeconds, req.signal).catch(
+    async (error: unknown) => {
+      // A run that changed the host and then did not see it ready failed (a rerun that
+      // changed nothing writes nothing: RERUN-01).
+      if (report.changed) noted(req, await noteLastRun(journal, start, { changed: true, error }));
+      throw error;
+    },
+  );
+  noted(req, await noteLastRun(journal, start, { changed: report.changed }));
+  return { report, nodeId, provider };
+}
+
+async function afterEarlyProbe<T>(ctx: InstallContext, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    await ctx.earlyNodeProbe?.cancel();
+  }
 }
 
 function noted(req: InstallRequest, wrote: boolean): void {

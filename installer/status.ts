@@ -4,6 +4,7 @@
 // not empty is drift, named with what differs and what to do (docs/design.md "Records": the host
 // wins, the difference is reported). Read-only.
 import { readJournal, type LastRun } from '../records/journal.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 import type {
   InstallContext,
   NodeHalfInputs,
@@ -207,13 +208,16 @@ async function refreshPlan(
 ): Promise<{ planned: Plan; nodeHalf: NodeHalfStatus; serving: NodeStatus['serving'] }> {
   // Issue #41: the node half's dry run is the longest probe. Its inputs (Core's configuration)
   // are read, and the child started, before root's probes start their systemctl processes,
-  // which delayed both by about 50 ms.
-  const inputs =
-    copied === undefined ? await installedNodeInputs(ctx.host, ctx.layout, ctx.journal) : NOT_ASKED;
+  // which delayed both by about 50 ms; at most ROOT_PROBES_WAIT_MS, though, when Core is slow.
   let spawned = () => undefined as void;
   const started = new Promise<void>((resolve) => (spawned = resolve));
-  const nodePlan = nodeStepPlan(ctx, typeof inputs === 'string' ? inputs : { ...inputs, spawned });
-  await Promise.race([started, nodePlan]);
+  const nodePlan =
+    copied === undefined
+      ? installedNodeInputs(ctx.host, ctx.layout, ctx.journal).then((inputs) =>
+          nodeStepPlan(ctx, typeof inputs === 'string' ? inputs : { ...inputs, spawned }),
+        )
+      : nodeStepPlan(ctx, NOT_ASKED);
+  await Promise.race([started, nodePlan, delay(ROOT_PROBES_WAIT_MS, undefined, { ref: false })]);
   const [node, root] = await Promise.all([nodePlan, planFor('status', { wanted: recorded }, ctx)]);
   const step = node.planned?.steps[0];
   const wanted = root.wanted;
@@ -242,6 +246,7 @@ async function nodeStepPlan(
 }
 
 const NOT_ASKED = 'not asked: the node belongs to another host';
+const ROOT_PROBES_WAIT_MS = 150;
 
 type NodeStepPlan = { planned?: Plan; nodeHalf: NodeHalfStatus; serving?: NodeStatus['serving'] };
 

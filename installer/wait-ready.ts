@@ -47,6 +47,7 @@ export async function waitUntilReady(
   let answered = false;
   let pollMs = FIRST_POLL_MS;
   let readySince: number | undefined;
+  let [lastSaid, lastElapsed] = ['', -1];
   while (Date.now() - started < timeoutSeconds * 1000) {
     signal?.throwIfAborted();
     if (watch !== undefined) await stopIfServiceStopped(ctx, watch);
@@ -71,7 +72,10 @@ export async function waitUntilReady(
       said = error instanceof Error ? error.message : String(error);
     }
     const elapsed = Math.round((Date.now() - started) / 1000);
-    ctx.emit({ type: 'waiting', step: 'ready', elapsed, said });
+    // Asked every 100 ms at first: told once a second, or when what Core says changes.
+    if (said !== lastSaid || elapsed !== lastElapsed)
+      ctx.emit({ type: 'waiting', step: 'ready', elapsed, said });
+    [lastSaid, lastElapsed] = [said, elapsed];
     await sleep(pollMs, signal);
     if (Date.now() - started >= STEADY_POLL_FOR_MS) pollMs = Math.min(pollMs * 2, MAX_POLL_MS);
   }

@@ -1,9 +1,11 @@
 // string-width, loaded when first asked (issue #41). yargs and cliui import it at start and use it
 // only to lay out help text, which most runs never print; loading it builds an Intl.Segmenter and
 // compiles Unicode property regexes (about 40 ms of every command's start, in two copies: yargs'
-// and cliui's). `npm run build` bundles this in string-width's place (scripts/build.ts), one
-// copy for both: they measure the same columns for the help's text. Tests under tsx use the real
-// ones; test/host/executable.test.ts compares the executable's help with theirs.
+// 8.x and cliui's 7.x). `npm run build` bundles this in place of every `string-width` import
+// (scripts/build.ts): yargs', cliui's, wrap-ansi's and listr2's (cli-truncate's) all get the one
+// 8.x copy, which counts the columns of our text (ASCII help, listr2's rows of printable text)
+// as 7.x does. Tests under tsx use the real ones; test/host/executable.test.ts compares the
+// executable's help with theirs, and the terminal tests draw listr2's rows with this one.
 'use strict';
 
 let real;

@@ -234,9 +234,11 @@ async function buildParser(args: string[], loaded: object | undefined, named: st
  *  of string widths on every run), only to keep it for a failure message it would print. Ours
  *  never does: .fail() above throws, and the error is one line of our own (./usage-line.ts). */
 function withoutHelpCaching(parser: object): void {
-  type Internals = { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } } };
-  const usage = (parser as Internals).getInternalMethods().getUsageInstance();
-  usage.cacheHelpMessage = () => undefined;
+  // yargs' internals: another version without them only costs the time again.
+  type Usage = { cacheHelpMessage?: () => void };
+  type Internals = { getInternalMethods?: () => { getUsageInstance?: () => Usage } };
+  const usage = (parser as Internals).getInternalMethods?.().getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
 }
 
 /** A first word that names no command (`oac-node instal …`) is said as such, with the command

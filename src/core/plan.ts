@@ -1,7 +1,8 @@
-// The plan (issue #23, DECL-01): every resource probed (all at once) and diffed in order, before anything is
-// written. Refusals are plan data (an action of kind `refuse`), so a run stops with all of them
-// listed and the host untouched, and a dry run shows every one. The caller may judge each step
-// once its driver has answered (the installation adds what its journal knows: ownership).
+// The plan (issue #23, DECL-01): every resource probed (all at once, DECL-07) and diffed in
+// order, before anything is written. Refusals are plan data (an action of kind `refuse`), so a
+// run stops with all of them listed and the host untouched, and a dry run shows every one. The
+// caller may judge each step once its driver has answered (the installation adds what its
+// journal knows: ownership).
 import type { CoreResource, Driver } from './driver.ts';
 import type { Action, Refusal } from './step.ts';
 import type { Emit } from './events.ts';
@@ -31,9 +32,8 @@ export interface Planner<R extends CoreResource, C, S extends PlannedStep<R>> {
 export interface PlanStepsOptions {
   /** Stops the run before its next step; its reason (an Error) is what the run throws. */
   signal?: AbortSignal;
-  /** Terraform's refresh-only plan (status): each resource diffed on its
-   *  own (no step sees what the others would do, so a consequence such as a restart is not
-   *  drift of its own). */
+  /** Terraform's refresh-only plan (status): each resource diffed on its own (no step sees what
+   *  the others would do, so a consequence such as a restart is not drift of its own). */
   refreshOnly?: boolean;
   /** Told of a probe that fails: its step starts and fails, naming the resource, before the
    *  error stops the plan (as a failing apply does). */

@@ -27,16 +27,15 @@ export async function installedNodeInputs(
     const identity = await readNodeIdentityFor(host, names, journal.snapshot.core_url);
     if (identity === undefined || !isRegistered(identity)) return 'the node is not registered';
     const group = journal.inputs.group;
-    // Issue #41: the host's files at once, each read once.
-    const [groups, proxyEnv, serving, hostId] = await Promise.all([
-      readGroups(host),
+    const gid = (await readGroups(host)).find((g) => g.name === group)?.gid;
+    if (group === null || gid === undefined)
+      return `the provider group ${group ?? '(none recorded)'} is not on this host`;
+    // Issue #41: the node's other files at once.
+    const [proxyEnv, serving, hostId] = await Promise.all([
       proxyEnvForNode(host, names),
       readServingGeneration(host, names),
       hostIdOn(host),
     ]);
-    const gid = groups.find((g) => g.name === group)?.gid;
-    if (group === null || gid === undefined)
-      return `the provider group ${group ?? '(none recorded)'} is not on this host`;
     // TRUST-01: Core is asked as the node asks it, trusting its recorded pin alone.
     pinOrigin(identity.core_url, identity.core_pin ?? null);
     const generation = serving ?? identity.approved.generation;

@@ -31,6 +31,7 @@ import {
   type ActionPart,
 } from '../core/step.ts';
 import { firstInstallSteps } from './node-half-first.ts';
+import { startEarly, takeFor, type EarlyAnswer } from './early-answer.ts';
 import * as z from 'zod';
 import { defineKind } from '../resources/kind.ts';
 import { NODE_HALF_RESOURCE } from '../resources/resources.ts';
@@ -76,7 +77,7 @@ export const nodeHalfDriver: Driver<'node', NodeHalfActual, InstallContext> = {
       return { planned: undefined, steps, refusals: steps.flatMap((s) => s.action.refusals ?? []) };
     }
     // A refused plan is the child's answer, not its failure: its refusals become root's.
-    const events = await (takeEarlyProbe(ctx) ?? probeChild(ctx));
+    const events = (await earlyEvents(ctx)) ?? (await probeChild(ctx));
     const steps = stepsOf(events);
     return { planned: steps.map((s) => s.action), steps };
   },
@@ -102,28 +103,23 @@ const probeChild = (ctx: InstallContext) =>
 
 /** Issue #41: the node half's dry run, started in preflight as soon as its inputs are known
  *  (Core's configuration, the provider group), so that it runs beside the rest of preflight and
- *  root's own probes. The probe takes it only when the request it would send is the same. */
-export interface EarlyNodeProbe {
-  request: string;
-  answer: Promise<{ events: EngineEvent[] } | { error: unknown }>;
-}
+ *  root's own probes; the probe takes it only for the same request (./early-answer.ts). */
+export type EarlyNodeProbe = EarlyAnswer<EngineEvent[]>;
 
-/** Starts the node half's dry run early (see EarlyNodeProbe); undefined when there is no
- *  installed program to run yet (a new host: root plans the node's part itself). */
+/** Starts the node half's dry run early; undefined when there is no installed program to run
+ *  yet (a new host: root plans the node's part itself), or when that cannot be told here (the
+ *  node step's own probe then says why). */
 export async function startEarlyProbe(ctx: InstallContext): Promise<EarlyNodeProbe | undefined> {
-  if (isSea() && (await ctx.host.lstat(ctx.layout.program)) === undefined) return undefined;
-  const answer = probeChild(ctx).then(
-    (events) => ({ events }),
-    (error: unknown) => ({ error }),
-  );
-  return { request: requestKey(ctx), answer };
+  const program = await ctx.host.lstat(ctx.layout.program).catch(() => null);
+  if (program === null || (isSea() && program === undefined)) return undefined;
+  return startEarly(requestKey(ctx), ctx.signal, (signal) => probeChild({ ...ctx, signal }));
 }
 
-function takeEarlyProbe(ctx: InstallContext): Promise<EngineEvent[]> | undefined {
+/** The early dry run's events, when it was started for this very request. */
+async function earlyEvents(ctx: InstallContext): Promise<EngineEvent[] | undefined> {
   const early = ctx.earlyNodeProbe;
-  if (early === undefined || early.request !== requestKey(ctx)) return undefined;
   ctx.earlyNodeProbe = undefined;
-  return early.answer.then((a) => ('events' in a ? a.events : Promise.reject(a.error)));
+  return (await takeFor(early, requestKey(ctx)))?.value;
 }
 
 /** All the child is given: its request, its groups and its environment. */

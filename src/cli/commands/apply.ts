@@ -14,6 +14,7 @@ import { jsonOption, timeoutOption } from '../options.ts';
 import { applySavedInstall } from '../saved-install.ts';
 import { runUninstallWith } from '../uninstall-output.ts';
 import { comment } from '../examples.ts';
+import { limitDownloadMemory } from '../../net/download-memory.ts';
 
 interface ApplyArgs {
   file?: string;
@@ -40,6 +41,7 @@ export const applyCommand: CommandModule<object, ApplyArgs> = {
   handler: async (argv) => {
     // PRE-01: root before the token is read or anything changes.
     if (process.getuid?.() !== 0) throw oacError('not_root');
+    limitDownloadMemory(); // Issue #41: as install (src/net/download-memory.ts says why)
     const saved = await readPlanFile(argv.file ?? '');
     if (saved.command === 'uninstall') {
       const id = parseInstallationId(saved.options.installation_id);
