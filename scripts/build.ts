@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
+import { BUNDLE_ASSET, CODE_CACHE_ASSET } from '../src/cli/bundle-code.ts';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -54,9 +55,12 @@ async function main(): Promise<void> {
   for (const name of ['.build', 'oac-node', 'oac-node.gz', 'SHA256SUMS'])
     rmSync(join(dist, name), { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const bundle = join(work, 'oac-node.cjs');
+  const bundle = join(work, BUNDLE_ASSET);
   await bundleCli(bundle);
-  const blob = makeBlob(bundle);
+  const main = join(work, 'main.cjs');
+  await bundleSmall(join(root, 'src/cli/executable-main.ts'), main);
+  const cache = await warmCodeCache(bundle);
+  const blob = makeBlob(main, { [BUNDLE_ASSET]: bundle, [CODE_CACHE_ASSET]: cache });
   const exe = join(dist, 'oac-node');
   injectBlob(blob, exe);
   const gz = join(dist, 'oac-node.gz');
@@ -105,16 +109,41 @@ function sourceCommit(): string | null {
   return `${head.stdout.trim()}${dirty ? '+changes' : ''}`;
 }
 
+/** What every bundle of the build shares: CommonJS for Node 20, minified, ASCII only (the
+ *  executable reads its bundle as Latin-1: src/cli/executable-main.ts). */
+const COMMON = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minify: true,
+  charset: 'ascii',
+  legalComments: 'none',
+  logLevel: 'warning',
+} as const;
+
+/** The defines every bundle holding src/version.ts needs. */
+let defines: Record<string, string> | undefined;
+function builtDefines(): Record<string, string> {
+  return (defines ??= {
+    OAC_BUILT_HELP: JSON.stringify(stamped(topLevelHelp())),
+    OAC_BUILT_VERSION: JSON.stringify(version),
+    OAC_BUILT_COMMIT: JSON.stringify(sourceCommit()),
+    OAC_BUILT_FAULT: fault === undefined ? 'undefined' : JSON.stringify(fault),
+    OAC_BUILT_TEST_HOOKS: JSON.stringify(testHooks),
+  });
+}
+
+/** A small script of its own: the executable's main, or the code cache's warm run. */
+async function bundleSmall(entry: string, outfile: string): Promise<void> {
+  await build({ ...COMMON, entryPoints: [entry], outfile, define: builtDefines() });
+}
+
 async function bundleCli(outfile: string): Promise<void> {
   await build({
+    ...COMMON,
     entryPoints: [join(root, 'src/cli/entry.ts')],
     outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    minify: true,
-    legalComments: 'none',
     inject: [join(root, 'scripts/import-meta-url.ts')],
     // undici without what the executable never uses (scripts/undici-slim.cjs, issue #13);
     // string-width loaded when help is laid out (scripts/string-width-lazy.cjs, issue #41).
@@ -122,19 +151,27 @@ async function bundleCli(outfile: string): Promise<void> {
       undici: join(root, 'scripts/undici-slim.cjs'),
       'string-width': join(root, 'scripts/string-width-lazy.cjs'),
     },
-    define: {
-      'import.meta.url': 'importMetaUrl',
-      OAC_BUILT_HELP: JSON.stringify(stamped(topLevelHelp())),
-      OAC_BUILT_VERSION: JSON.stringify(version),
-      OAC_BUILT_COMMIT: JSON.stringify(sourceCommit()),
-      OAC_BUILT_FAULT: fault === undefined ? 'undefined' : JSON.stringify(fault),
-      OAC_BUILT_TEST_HOOKS: JSON.stringify(testHooks),
-    },
-    // useCodeCache crashes on a real dynamic import() (pitfall 2).
+    define: { 'import.meta.url': 'importMetaUrl', ...builtDefines() },
+    // A real dynamic import() has no loader in a script compiled with a code cache (pitfall 2).
     supported: { 'dynamic-import': false },
     plugins: [withoutZodLocales],
-    logLevel: 'warning',
   });
+}
+
+/** V8's code cache for the bundle after one run of `install --help` (scripts/code-cache-warm.ts):
+ *  it then holds the parser and the command definitions every command compiles as it starts
+ *  (issue #41; bench/README.md). The run only prints help; it touches nothing. */
+async function warmCodeCache(bundle: string): Promise<string> {
+  const warm = join(work, 'code-cache-warm.cjs');
+  const cache = join(work, CODE_CACHE_ASSET);
+  await bundleSmall(join(root, 'scripts/code-cache-warm.ts'), warm);
+  const r = spawnSync(process.execPath, [warm, bundle, cache, 'install', '--help'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  });
+  if (r.status !== 0 || !r.stdout.startsWith('oac-node install'))
+    throw new Error(`the code cache's run failed: ${r.stderr.trim()}`);
+  return cache;
 }
 
 /** zod's `locales` namespace: every language's messages, built at each start of every process
@@ -152,17 +189,14 @@ const withoutZodLocales: Plugin = {
   },
 };
 
-function makeBlob(bundle: string): string {
+/** The blob: the small main, and the bundle and its code cache as assets. Node's own
+ *  `useCodeCache` is off: the main is small, and the bundle's cache is ours (warmCodeCache). */
+function makeBlob(main: string, assets: Record<string, string>): string {
   const blob = join(work, 'sea-prep.blob');
   const config = join(work, 'sea-config.json');
   writeFileSync(
     config,
-    JSON.stringify({
-      main: bundle,
-      output: blob,
-      disableExperimentalSEAWarning: true,
-      useCodeCache: true,
-    }),
+    JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, assets }),
   );
   // The blob must come from the very Node binary used as the base (pitfall 4).
   // Its "Wrote single executable preparation blob" goes to stderr: shown only on failure.

@@ -17,12 +17,17 @@ declare const OAC_BUILT_FAULT: string | undefined;
 
 /** What made this program (`oac-node version`): the built executable or the sources under tsx,
  *  the commit it was built from, and whether it is a test build. */
-export function buildOf(): { kind: 'release' | 'test' | 'sources'; commit: string | null } {
-  if (typeof OAC_BUILT_COMMIT === 'undefined') return { kind: 'sources', commit: null };
+export function buildOf(): {
+  kind: 'release' | 'test' | 'sources';
+  commit: string | null;
+  codeCache: CodeCacheState;
+} {
+  const codeCache = codeCacheState();
+  if (typeof OAC_BUILT_COMMIT === 'undefined') return { kind: 'sources', commit: null, codeCache };
   const test =
     (typeof OAC_BUILT_TEST_HOOKS === 'boolean' && OAC_BUILT_TEST_HOOKS) ||
     typeof OAC_BUILT_FAULT === 'string';
-  return { kind: test ? 'test' : 'release', commit: OAC_BUILT_COMMIT };
+  return { kind: test ? 'test' : 'release', commit: OAC_BUILT_COMMIT, codeCache };
 }
 
 const VERSION_FORM = /^(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?:-([0-9A-Za-z.-]{1,40}))?$/;
@@ -63,4 +68,19 @@ function compareIdentifier(a: string, b: string): number {
   if (numeric(a) && numeric(b)) return Math.sign(Number(a) - Number(b));
   if (numeric(a) !== numeric(b)) return numeric(a) ? -1 : 1;
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Whether V8 took the code cache: `oac-node version` says it (a build whose cache V8 refuses
+ *  still works, only slower, so nothing else would show it). `none`: no cache was offered, as
+ *  under tsx. */
+export type CodeCacheState = 'accepted' | 'refused' | 'none';
+const CODE_CACHE_STATE = Symbol.for('oac-node.code-cache');
+
+export function noteCodeCache(state: CodeCacheState): void {
+  (globalThis as Record<symbol, unknown>)[CODE_CACHE_STATE] = state;
+}
+
+export function codeCacheState(): CodeCacheState {
+  const state = (globalThis as Record<symbol, unknown>)[CODE_CACHE_STATE];
+  return state === 'accepted' || state === 'refused' ? state : 'none';
 }

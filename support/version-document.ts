@@ -20,9 +20,10 @@ export function versionDocument() {
 
 export function versionText(d = versionDocument()): string {
   const commit = d.build.commit === null ? '' : `, commit ${d.build.commit}`;
+  const cache = d.build.codeCache === 'none' ? '' : `, code cache ${d.build.codeCache}`;
   return [
     `${d.program} ${d.version}`,
-    `  build    ${d.build.kind}${commit}`,
+    `  build    ${d.build.kind}${commit}${cache}`,
     `  Node.js  ${d.node}`,
     `  formats  record ${d.formats.record}, --json ${d.formats.json}, saved plan ${d.formats.plan}`,
     '',

@@ -280,6 +280,11 @@ export const VERSION_DOCUMENT = z.strictObject({
       .enum(['release', 'test', 'sources'])
       .describe('release: npm run build; test: a test build; sources: run from the sources'),
     commit: text.nullable().describe('The commit it was built from (+changes: with changes)'),
+    codeCache: z
+      .enum(['accepted', 'refused', 'none'])
+      .describe(
+        "V8's code cache for the program: accepted (it starts fastest), refused (it starts slower: tell the project) or none (run from the sources)",
+      ),
   }),
   node: text.describe('The version of Node.js inside the executable'),
   formats: z

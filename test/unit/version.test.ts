@@ -63,7 +63,11 @@ test('OPS-06 issue #39 oac-node version: the version, the build, Node.js and the
   const d = versionDocument();
   assert.equal(d.version, VERSION);
   assert.equal(d.node, process.versions.node);
-  assert.deepEqual(d.build, { kind: 'sources', commit: null }, 'under tsx: the sources');
+  assert.deepEqual(
+    d.build,
+    { kind: 'sources', commit: null, codeCache: 'none' },
+    'under tsx: the sources, no code cache offered',
+  );
   assert.deepEqual(Object.keys(d.formats), ['record', 'json', 'plan']);
   assert.match(
     versionText(d),
