@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
-import { BUNDLE_ASSET, CODE_CACHE_ASSET } from '../src/cli/bundle-code.ts';
+import { BUNDLE_ASSET, CODE_CACHE_ASSET, wrapBundle } from '../src/cli/bundle-code.ts';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -55,13 +55,15 @@ async function main(): Promise<void> {
   for (const name of ['.build', 'oac-node', 'oac-node.gz', 'SHA256SUMS'])
     rmSync(join(dist, name), { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const bundle = join(work, BUNDLE_ASSET);
+  const bundle = join(work, 'bundle.cjs');
   await bundleCli(bundle);
+  const wrapped = join(work, BUNDLE_ASSET);
+  writeFileSync(wrapped, wrapBundle(readFileSync(bundle, 'utf8')));
   const main = join(work, 'main.cjs');
   await bundleSmall(join(root, 'src/cli/executable-main.ts'), main);
-  const cache = await warmCodeCache(bundle);
-  const blob = makeBlob(main, { [BUNDLE_ASSET]: bundle, [CODE_CACHE_ASSET]: cache });
   const exe = join(dist, 'oac-node');
+  const cache = await warmCodeCache(wrapped, exe);
+  const blob = makeBlob(main, { [BUNDLE_ASSET]: wrapped, [CODE_CACHE_ASSET]: cache });
   injectBlob(blob, exe);
   const gz = join(dist, 'oac-node.gz');
   // Level 9, no name or time in the header: the same executable always gives the same bytes.
@@ -109,17 +111,19 @@ function sourceCommit(): string | null {
   return `${head.stdout.trim()}${dirty ? '+changes' : ''}`;
 }
 
-/** What every bundle of the build shares: CommonJS for Node 20, minified, ASCII only (the
- *  executable reads its bundle as Latin-1: src/cli/executable-main.ts). */
+/** What every bundle of the build shares: CommonJS for Node 20, minified. No real dynamic
+ *  import(): a script compiled by vm.Script without a loader for one (the executable's bundle:
+ *  src/cli/executable-main.ts), or with Node's code cache, cannot run it (pitfall 2); esbuild
+ *  turns each into a call of the bundled module. */
 const COMMON = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'cjs',
   minify: true,
-  charset: 'ascii',
   legalComments: 'none',
   logLevel: 'warning',
+  supported: { 'dynamic-import': false },
 } as const;
 
 /** The defines every bundle holding src/version.ts needs. */
@@ -152,25 +156,28 @@ async function bundleCli(outfile: string): Promise<void> {
       'string-width': join(root, 'scripts/string-width-lazy.cjs'),
     },
     define: { 'import.meta.url': 'importMetaUrl', ...builtDefines() },
-    // A real dynamic import() has no loader in a script compiled with a code cache (pitfall 2).
-    supported: { 'dynamic-import': false },
     plugins: [withoutZodLocales],
   });
 }
 
-/** V8's code cache for the bundle after one run of `install --help` (scripts/code-cache-warm.ts):
- *  it then holds the parser and the command definitions every command compiles as it starts
- *  (issue #41; bench/README.md). The run only prints help; it touches nothing. */
-async function warmCodeCache(bundle: string): Promise<string> {
+/** V8's code cache for the wrapped bundle after one run of `install --help`
+ *  (scripts/code-cache-warm.ts): it then holds the parser and the command definitions every
+ *  command compiles as it starts (issue #41; bench/README.md). The run only prints help (the
+ *  command's handler never runs for it): no standard input, no HOME, its own directory, and a
+ *  time limit. */
+async function warmCodeCache(wrapped: string, exe: string): Promise<string> {
   const warm = join(work, 'code-cache-warm.cjs');
   const cache = join(work, CODE_CACHE_ASSET);
   await bundleSmall(join(root, 'scripts/code-cache-warm.ts'), warm);
-  const r = spawnSync(process.execPath, [warm, bundle, cache, 'install', '--help'], {
+  const r = spawnSync(process.execPath, [warm, wrapped, cache, exe, 'install', '--help'], {
+    cwd: work,
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 120_000,
   });
   if (r.status !== 0 || !r.stdout.startsWith('oac-node install'))
-    throw new Error(`the code cache's run failed: ${r.stderr.trim()}`);
+    throw new Error(`the code cache's run failed: ${r.error?.message ?? r.stderr.trim()}`);
   return cache;
 }
 

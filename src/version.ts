@@ -16,7 +16,8 @@ declare const OAC_BUILT_TEST_HOOKS: boolean | undefined;
 declare const OAC_BUILT_FAULT: string | undefined;
 
 /** What made this program (`oac-node version`): the built executable or the sources under tsx,
- *  the commit it was built from, and whether it is a test build. */
+ *  the commit it was built from, whether it is a test build, and whether V8 took its code
+ *  cache. */
 export function buildOf(): {
   kind: 'release' | 'test' | 'sources';
   commit: string | null;
@@ -74,12 +75,17 @@ function compareIdentifier(a: string, b: string): number {
  *  still works, only slower, so nothing else would show it). `none`: no cache was offered, as
  *  under tsx. */
 export type CodeCacheState = 'accepted' | 'refused' | 'none';
+// A global, not a module variable: this module is in the executable twice, once in its small
+// main (src/cli/executable-main.ts, which notes the state) and once in the bundle it compiles
+// (which reads it for `oac-node version`).
 const CODE_CACHE_STATE = Symbol.for('oac-node.code-cache');
 
+/** Called by the executable's main once V8 has taken or refused the bundle's cache. */
 export function noteCodeCache(state: CodeCacheState): void {
   (globalThis as Record<symbol, unknown>)[CODE_CACHE_STATE] = state;
 }
 
+/** What noteCodeCache noted in this process; `none` when nothing was. */
 export function codeCacheState(): CodeCacheState {
   const state = (globalThis as Record<symbol, unknown>)[CODE_CACHE_STATE];
   return state === 'accepted' || state === 'refused' ? state : 'none';

@@ -262,6 +262,20 @@ test('OPS-06 issue #39 the built executable says what it is: version, a release 
   );
 });
 
+test('OPS-06 issue #41 a code cache V8 refuses (other V8 flags) only costs time: the same help, exit 0', () => {
+  const plain = runBare(['install', '--help']);
+  assert.equal(plain.status, 0, plain.stderr);
+  // --max-old-space-size changes V8's flags, so the build's cache no longer matches them; help is
+  // answered before the clean-environment restart, so this process compiles without the cache.
+  const refused = spawnSync(requireExecutable(), ['install', '--help'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_OPTIONS: '--max-old-space-size=300' },
+  });
+  assert.equal(refused.status, 0, refused.stderr);
+  assert.equal(refused.stdout, plain.stdout);
+  assert.equal(refused.stderr, '');
+});
+
 test('issue #2 the executable needs no Node.js: it runs in a chroot holding only itself and its libraries', () => {
   const root = join(scratch, 'chroot');
   const libs = execFileSync('ldd', [exe], { encoding: 'utf8' })

@@ -73,6 +73,11 @@ test('OPS-06 issue #39 oac-node version: the version, the build, Node.js and the
     versionText(d),
     new RegExp(`^oac-node ${VERSION.replaceAll('.', '\\.')}\\n  build    sources\\n`),
   );
+  const refused = {
+    ...d,
+    build: { kind: 'release' as const, commit: 'abc', codeCache: 'refused' as const },
+  };
+  assert.match(versionText(refused), /\n {2}build {4}release, commit abc, code cache refused\n/);
   assert.deepEqual(normaliseArgs(['--version', '--json']), ['version', '--json']);
   assert.deepEqual(normaliseArgs(['-V', '--json']), ['version', '--json']);
   assert.deepEqual(normaliseArgs(['--version']), ['--version'], '--version alone: the bare line');
