@@ -418,9 +418,20 @@ function lockStatement(): string {
 // BOOT-03: the kept installer runs only if its content still has the name's checksum; one that
 // does not is removed and downloaded again (it was damaged or replaced after it was kept). `2>`
 // before `<`: a missing file is not an error worth a line. OpenSSL where the host has it: about
-// 2.5x faster than coreutils' sha256sum on the 84 MiB installer, which every rerun checks
-// (issue #13); the same SHA-256, `-r` prints it first as sha256sum does. Any other answer of
-// OpenSSL's (a failure, another format) is asked of sha256sum again.
+// 2.5x faster than coreutils' sha256sum on the 84 MiB installer (issue #13); the same SHA-256,
+// `-r` prints it first as sha256sum does. Any other answer of OpenSSL's (a failure, another
+// format) is asked of sha256sum again.
+//
+// Issue #41: that hash is about 75 ms of every rerun. A kept installer that a run hashed and
+// found right, and that has not changed since, is not hashed again: the run that hashed it keeps
+// its stamp in "$x.ok" (ctime in whole seconds first, then device, inode, size and ctime in
+// nanoseconds, as git's index keeps one), and a later run that finds the same stamp takes the
+// content as checked. Any write to the file, or a rename over it, moves its ctime, which only
+// the kernel sets. Trusted only where it cannot have been forged: the directory and the stamp
+// are the pasting account's own (`-O`), as the kept installer is (whoever else could write
+// there could swap the installer between any check and its start anyway); and a file changed
+// less than two seconds before the check is not stamped (a write in the same clock tick could
+// leave the ctime as it was; git calls such stamps racy). See docs/one-line-command.md.
 function verifyStatement(parts: LineParts): string {
   const say = (text: string): string => `echo "${text}" >&2`;
   const M = LINE_MESSAGES;
@@ -429,9 +440,16 @@ function verifyStatement(parts: LineParts): string {
     parts.bundle === undefined
       ? download(parts.consoleUrl, parts.pinned)
       : fromBundle(parts.bundle);
+  const hash =
+    '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x")';
+  // The stamp is written only after a hash that matched, of a file that settled (see above).
+  const stamp =
+    '[ "${v%% *}" = "$s" ] && t=$(($(date +%s) - 2)) && [ "${k%% *}" -le "$t" ] 2>/dev/null && { echo "$s $k" >"$x.ok"; } 2>/dev/null';
   return [
-    '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x")',
-    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(kept)}; rm -f "$x"; ${fetch}; }`,
+    'k=$(stat -L -c "%Z %d %i %s %z" -- "$x" 2>/dev/null); o=',
+    '[ -O "$d" ] && [ -O "$x.ok" ] && read -r o 2>/dev/null <"$x.ok"',
+    `if [ -n "$k" ] && [ "$o" = "$s $k" ]; then v=$s; else ${hash}; ${stamp}; fi`,
+    `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(kept)}; rm -f "$x" "$x.ok"; ${fetch}; }`,
   ].join('; ');
 }
 

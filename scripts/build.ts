@@ -156,7 +156,7 @@ async function bundleCli(outfile: string): Promise<void> {
       'string-width': join(root, 'scripts/string-width-lazy.cjs'),
     },
     define: { 'import.meta.url': 'importMetaUrl', ...builtDefines() },
-    plugins: [withoutZodLocales],
+    plugins: [withoutZodLocales, withoutHttp2],
   });
 }
 
@@ -193,6 +193,18 @@ const withoutZodLocales: Plugin = {
         : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'oac-empty' }, () => ({ contents: 'export {};' }));
+  },
+};
+
+/** undici's HTTP/2 client, and `node:http2` with it: never used (scripts/undici-no-h2.cjs). */
+const withoutHttp2: Plugin = {
+  name: 'without-http2',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      /[/\\]undici[/\\]lib[/\\]dispatcher[/\\]client\.js$/.test(args.importer)
+        ? { path: join(root, 'scripts/undici-no-h2.cjs') }
+        : undefined,
+    );
   },
 };
 

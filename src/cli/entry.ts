@@ -2,6 +2,7 @@
 // code cache) and under tsx. No top-level await: the single executable is built from a CommonJS
 // bundle (docs/single-executable.md, pitfall 3). Modules load only when needed (issue #13):
 // `--version` loads no parser, and the restart below is the only user of child_process here.
+import './zod-jitless.ts';
 import { weakeningVariables } from '../host/clean-env-names.ts';
 import { onUnwritableStdout, quickAnswer } from './quick-answers.ts';
 

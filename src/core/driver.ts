@@ -20,8 +20,31 @@ export interface CoreResource {
   readonly settles?: boolean;
 }
 
+/** What the probes of one plan read in common (issue #41: each thing asked once): the first
+ *  probe's read of a key is every other probe's answer for it, within that plan only (a unit's
+ *  properties, which the unit's probe and the service's both need, are one `systemctl show`). */
+export interface PlanReads {
+  once<T>(key: string, read: () => Promise<T>): Promise<T>;
+}
+
+/** A plan's own reads, empty: made by each plan (src/core/plan.ts), never kept past it. */
+export function planReads(): PlanReads {
+  const started = new Map<string, Promise<unknown>>();
+  return {
+    once<T>(key: string, read: () => Promise<T>): Promise<T> {
+      let pending = started.get(key) as Promise<T> | undefined;
+      if (pending === undefined) {
+        pending = read();
+        started.set(key, pending);
+      }
+      return pending;
+    },
+  };
+}
+
 export interface Driver<R, A, C> {
-  probe(r: R, ctx: C): Promise<A>;
+  /** `reads`: the plan's reads in common (a probe called outside a plan reads on its own). */
+  probe(r: R, ctx: C, reads?: PlanReads): Promise<A>;
   /** Its probe runs another process for a while (the node half's dry run): a plan starts it
    *  before the others, which then run beside it (issue #41). */
   readonly probesLong?: boolean;

@@ -3,7 +3,7 @@
 // run stops with all of them listed and the host untouched, and a dry run shows every one. The
 // caller may judge each step once its driver has answered (the installation adds what its
 // journal knows: ownership).
-import type { CoreResource, Driver } from './driver.ts';
+import { planReads, type CoreResource, type Driver } from './driver.ts';
 import type { Action, Refusal } from './step.ts';
 import type { Emit } from './events.ts';
 import { step } from './run-step.ts';
@@ -51,10 +51,12 @@ export async function planSteps<R extends CoreResource, C, S extends PlannedStep
   // that failed in that order is the plan's failure, as when they ran one by one.
   // The long ones first: the rest start while they are spawned.
   const probes: Array<Promise<Probed>> = [];
+  const reads = planReads();
   const starts = (long: boolean) =>
     resources.forEach((r, i) => {
       const driver = planner.driverOf(r);
-      if ((driver.probesLong === true) === long) probes[i] = settled(() => driver.probe(r, ctx));
+      if ((driver.probesLong === true) === long)
+        probes[i] = settled(() => driver.probe(r, ctx, reads));
     });
   starts(true);
   starts(false);

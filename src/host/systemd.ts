@@ -48,12 +48,29 @@ export async function isActive(host: Host, unit: string): Promise<boolean> {
   return (await systemctl(host, ['is-active', '--quiet', unit])).exitCode === 0;
 }
 
-/** Whether systemd runs an older copy of the unit file than the one on disk (a run killed
- *  between writing the unit and `daemon-reload`). */
-export async function needsDaemonReload(host: Host, unit: string): Promise<boolean> {
-  if (!(await canStartUnits(host))) return false;
-  const r = await systemctl(host, ['show', '--property=NeedDaemonReload', '--value', unit]);
-  return r.stdout.trim() === 'yes';
+/** What the manager says of a unit now: running (`is-active`'s answer: active, or reloading),
+ *  and whether it runs an older copy of the unit file than the one on disk (a run killed between
+ *  writing the unit and `daemon-reload`). One `systemctl show` for both (issue #41: the unit's
+ *  probe and the service's share it through their plan, src/resources/drivers/unit.ts). */
+export interface UnitState {
+  active: boolean;
+  needsReload: boolean;
+}
+
+/** The states `systemctl is-active` counts as active (systemd 254 added refreshing). */
+const ACTIVE_STATES = new Set(['active', 'reloading', 'refreshing']);
+
+export async function unitState(host: Host, unit: string): Promise<UnitState> {
+  if (!(await canStartUnits(host))) return { active: false, needsReload: false };
+  const props = ['ActiveState', 'NeedDaemonReload'];
+  const r = await systemctl(host, ['show', ...props.map((p) => `--property=${p}`), unit]);
+  // A manager that does not answer: neither running nor stale, as is-active's failure said.
+  const value = (name: string) =>
+    r.exitCode === 0 ? (new RegExp(`^${name}=(.*)$`, 'm').exec(r.stdout)?.[1] ?? '') : '';
+  return {
+    active: ACTIVE_STATES.has(value('ActiveState')),
+    needsReload: value('NeedDaemonReload') === 'yes',
+  };
 }
 
 /** Makes systemd forget a unit whose file is gone: reloaded, and its failed state reset, so no

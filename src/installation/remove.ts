@@ -50,7 +50,7 @@ export function planRemoval(
     // Probed only when named: recorded, or worth naming as kept without a record.
     const named = recordedOf(r) !== undefined || options.unrecordedReason?.(r) !== undefined;
     return {
-      probe: async (res, c) => (named ? own.probe(res, c) : undefined),
+      probe: async (res, c, reads) => (named ? own.probe(res, c, reads) : undefined),
       exists: (actual) => actual !== undefined && own.exists(actual),
       diff: (res, actual) =>
         unknownRemoval(

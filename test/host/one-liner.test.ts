@@ -14,6 +14,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   chmod,
+  chown,
   mkdir,
   mkdtemp,
   readdir,
@@ -694,6 +695,60 @@ describe('BOOT-03 the kept installer: named by its own SHA-256, verified before 
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stderr, '', 'verified and reused: nothing to say');
     assert.equal((await installerRequests()).length, 2);
+  });
+
+  test('BOOT-03 issue #41: a kept installer hashed and found right, unchanged since, is not hashed again; a change, or a stamp of another account, is hashed and refused', async () => {
+    const home = await scratchHome();
+    const kept = join(bootstrapDir(home), sha256);
+    const stampFile = `${kept}.ok`;
+    // Each hashing tool the line may use, noted when it runs (then the real one).
+    const hashLog = join(home, 'hashed');
+    const noting = (tool: string) =>
+      `#!/bin/sh\necho ${tool} >>'${hashLog}'\nexec /usr/bin/${tool} "$@"\n`;
+    const bin = await fakeBin({ sha256sum: noting('sha256sum'), openssl: noting('openssl') });
+    const path = { PATH: `${bin}:${BASE_PATH}` };
+    const hashes = async () => (await readFile(hashLog, 'utf8').catch(() => '')).trim();
+    const runNoted = async (expectHash: boolean, what: string) => {
+      await rm(hashLog, { force: true });
+      const t = token();
+      const r = await run('/bin/dash', installLine(t), home, path);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(fake(r.stdout).stdin, t, 'the genuine installer ran');
+      assert.equal((await hashes()) !== '', expectHash, `${what}: hashed: ${await hashes()}`);
+      return r;
+    };
+
+    assert.equal((await run('/bin/dash', installLine(token()), home)).code, 0);
+    assert.equal(await exists(stampFile), false, 'a file just written is not stamped (racy)');
+    await sleep(2100);
+    await runNoted(true, 'settled, not stamped yet');
+    const stamp = await readFile(stampFile, 'utf8');
+    assert.ok(stamp.startsWith(`${sha256} `), stamp);
+    assert.equal((await stat(stampFile)).mode & 0o777, 0o600);
+    const again = await runNoted(false, 'stamped and unchanged');
+    assert.equal(again.stderr, '', 'reused: nothing to say');
+
+    // Written in place after it was stamped: its ctime moved, so it is hashed, and refused.
+    const marker = join(home, 'tampered-ran');
+    const tampered = `#!/bin/sh\ntouch '${marker}'\n`;
+    await writeFile(kept, tampered, { mode: 0o700 });
+    const refused = await runNoted(true, 'changed after its stamp');
+    assert.ok(refused.stderr.startsWith('oac-node: the kept installer '), refused.stderr);
+    assert.equal(await exists(marker), false, 'the tampered file never ran');
+
+    // A stamp that fits a replaced file, written by another account: not trusted (-O).
+    await sleep(2100);
+    await runNoted(true, 'settled again after the download');
+    await writeFile(kept, tampered, { mode: 0o700 });
+    const fits = execFileSync('stat', ['-L', '-c', '%Z %d %i %s %z', '--', kept], {
+      encoding: 'utf8',
+    }).trim();
+    await writeFile(stampFile, `${sha256} ${fits}\n`, { mode: 0o600 });
+    await chown(stampFile, 65534, 65534);
+    const forged = await runNoted(true, "another account's stamp");
+    assert.ok(forged.stderr.startsWith('oac-node: the kept installer '), forged.stderr);
+    assert.equal(await exists(marker), false, 'the tampered file never ran');
+    assert.equal(await readFile(kept, 'utf8'), FAKE_INSTALLER);
   });
 
   test('BOOT-06 a download cut short that curl took for whole (wrong Content-Length) is not unpacked: the checksum message, exit 65', async () => {

@@ -167,12 +167,26 @@ describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', ()
     // The kept file is hashed under the lock; only a match skips the download.
     // OpenSSL where the host has it (issue #13: faster), else sha256sum: the same SHA-256.
     const kept = install.indexOf(
-      '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x"); [ "${v%% *}" = "$s" ] || { ',
+      '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x"); ',
     );
     assert.ok(kept > install.indexOf('flock -n 9'));
     assert.ok(kept < install.indexOf('curl -q'));
     assert.ok(
-      install.includes(`[ -e "$x" ] && echo "${LINE_MESSAGES.keptMismatch}" >&2; rm -f "$x"; `),
+      install.includes(
+        `[ -e "$x" ] && echo "${LINE_MESSAGES.keptMismatch}" >&2; rm -f "$x" "$x.ok"; `,
+      ),
+    );
+    // Issue #41: the hash is skipped only for the very stamp a matching hash wrote, read only
+    // from the pasting account's own directory and stamp file.
+    const stamped = install.indexOf(
+      'k=$(stat -L -c "%Z %d %i %s %z" -- "$x" 2>/dev/null); o=; [ -O "$d" ] && [ -O "$x.ok" ] && read -r o 2>/dev/null <"$x.ok"; if [ -n "$k" ] && [ "$o" = "$s $k" ]; then v=$s; else { v=$(openssl',
+    );
+    assert.ok(stamped > install.indexOf('flock -n 9') && stamped < kept);
+    assert.ok(
+      install.includes(
+        'v=$(sha256sum 2>/dev/null <"$x"); [ "${v%% *}" = "$s" ] && t=$(($(date +%s) - 2)) && [ "${k%% *}" -le "$t" ] 2>/dev/null && { echo "$s $k" >"$x.ok"; } 2>/dev/null; fi; [ "${v%% *}" = "$s" ] || { ',
+      ),
+      'a stamp only after a matching hash, of a file settled for two seconds',
     );
     // No reuse on the mere presence or mode of a file.
     assert.doesNotMatch(install, /\[ -[xfe] "\$x" \] \|\|/);

@@ -81,3 +81,32 @@ test('DECL-07 a probe that throws before its first await is a failure of its ste
   };
   await assert.rejects(planSteps([r('a'), r('b')], undefined, broken), /at once/);
 });
+
+test('DECL-07 probes of one plan that read the same thing share one read; the next plan reads again', async () => {
+  let reads = 0;
+  const read = async () => {
+    reads += 1;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return `read ${reads}`;
+  };
+  const driver: Driver<R, string, undefined> = {
+    // As the unit's and the service's probes ask for one unit's systemd state.
+    probe: (_r, _ctx, shared) => (shared === undefined ? read() : shared.once('unit-state', read)),
+    exists: () => true,
+    diff: (_r, actual) => ({ kind: 'unchanged', detail: actual }),
+    remove: () => Promise.resolve({ outcome: 'skipped', detail: '' }),
+  };
+  const planner = { driverOf: () => driver, judge: async <S>(step: S) => step };
+  const first = await planSteps([r('unit'), r('service')], undefined, planner);
+  assert.deepEqual(
+    first.steps.map((s) => s.action.detail),
+    ['read 1', 'read 1'],
+  );
+  const second = await planSteps([r('unit'), r('service')], undefined, planner);
+  assert.deepEqual(
+    second.steps.map((s) => s.action.detail),
+    ['read 2', 'read 2'],
+    'a plan never takes an earlier plan’s read',
+  );
+  assert.equal(reads, 2);
+});

@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import {
   canStartUnits,
-  isActive,
   isEnabled,
   isMaskLink,
   mustSystemctl,
@@ -19,7 +18,7 @@ import type { ServiceResource } from '../resources.ts';
 import { SERVICE_RESOURCE } from '../resources.ts';
 import { changes, type Action } from '../../core/step.ts';
 import { defineKind, textProp } from '../kind.ts';
-import { unitRunsThisProgram } from './unit.ts';
+import { unitRunsThisProgram, unitStateIn } from './unit.ts';
 
 /** Recorded in place of the digest just before a resource the service reads changes: a run
  *  killed before the restart still owes it (src/installation/reconcile.ts). */
@@ -54,17 +53,24 @@ async function probeMask(
 }
 
 export const serviceDriver: Driver<'service', ServiceActual> = {
-  async probe(r, { host, journal, layout }) {
+  async probe(r, { host, journal, layout }, reads) {
     const recorded = journal?.get(r.key)?.props.inputs;
-    // Two calls, not one `systemctl show`: its UnitFileState is what PID 1 cached at its last
-    // reload, so a wants-link removed by hand would still read as enabled; is-enabled reads
-    // the unit files themselves (drift is found).
+    // Enabled by `is-enabled`, not by `systemctl show`: its UnitFileState is what PID 1 cached at
+    // its last reload, so a wants-link removed by hand would still read as enabled; is-enabled
+    // reads the unit files themselves (drift is found). Running from the `show` the unit's
+    // probe makes too (one per plan); both processes at once.
+    const [enabled, state, canStart, mask] = await Promise.all([
+      isEnabled(host, r.unit),
+      unitStateIn(reads, host, r.unit),
+      canStartUnits(host),
+      probeMask(host, layout),
+    ]);
     return {
-      enabled: await isEnabled(host, r.unit),
-      active: await isActive(host, r.unit),
-      canStart: await canStartUnits(host),
+      enabled,
+      active: state.active,
+      canStart,
       startedWith: typeof recorded === 'string' ? recorded : undefined,
-      ...(await probeMask(host, layout)),
+      ...mask,
     };
   },
   exists: (a) => a.enabled || a.active || a.maskedWantsLink !== undefined,

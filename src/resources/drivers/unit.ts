@@ -5,9 +5,11 @@ import {
   canStartUnits,
   isMaskLink,
   mustSystemctl,
-  needsDaemonReload,
   systemctl,
+  unitState,
+  type UnitState,
 } from '../../host/systemd.ts';
+import type { PlanReads } from '../../core/driver.ts';
 import { refuse } from '../../core/step.ts';
 import { oacError } from '../../messages.ts';
 import type { Driver } from '../driver.ts';
@@ -43,7 +45,7 @@ export const UNIT_ACTUAL = z.strictObject({
 export type UnitActual = z.infer<typeof UNIT_ACTUAL>;
 
 export const unitDriver: Driver<'unit', UnitActual> = {
-  async probe(r, { host, layout }) {
+  async probe(r, { host, layout }, reads) {
     const runtime = layout.runtimeUnitPath;
     const maskedAtRuntime = (await isMaskLink(host, runtime)) ? runtime : undefined;
     const raw = await host.readNoFollow(r.path).catch(() => undefined);
@@ -53,7 +55,7 @@ export const unitDriver: Driver<'unit', UnitActual> = {
       const directory = found?.isDirectory() === true;
       return { exists: found !== undefined, directory, masked, maskedAtRuntime };
     }
-    const stale = await needsDaemonReload(host, r.unit);
+    const stale = (await unitStateIn(reads, host, r.unit)).needsReload;
     const st = await host.lstat(r.path);
     const rootOnly = st !== undefined && st.uid === 0 && (st.mode & 0o7777) === 0o644;
     const text = raw.toString('utf8');
@@ -110,6 +112,17 @@ export const unitDriver: Driver<'unit', UnitActual> = {
     return { outcome: 'removed', detail: r.path };
   },
 };
+
+/** The unit's state as systemd holds it, read once per plan: the unit's probe and the service's
+ *  both ask (issue #41); outside a plan, read here. */
+export function unitStateIn(
+  reads: PlanReads | undefined,
+  host: DriverContext['host'],
+  unit: string,
+): Promise<UnitState> {
+  const read = () => unitState(host, unit);
+  return reads === undefined ? read() : reads.once(`systemd-unit:${unit}`, read);
+}
 
 /** The unit file at `r.path` runs this installation's program: the proof, without a record,
  *  that the unit (and its service) are ours. */
