@@ -440,14 +440,18 @@ function verifyStatement(parts: LineParts): string {
     parts.bundle === undefined
       ? download(parts.consoleUrl, parts.pinned)
       : fromBundle(parts.bundle);
+  // The file is opened once, as descriptor 8, and what is hashed is what is stamped: the stamp is
+  // stat's answer for that descriptor (/dev/fd/8), never for the path again, which a swapped
+  // directory could point elsewhere between the two (a stamp of a file never hashed).
   const hash =
-    '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x")';
-  // The stamp is written only after a hash that matched, of a file that settled (see above).
+    '{ { v=$(openssl dgst -sha256 -r </dev/fd/8) && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum </dev/fd/8); k=$(TZ=UTC0 stat -L -c "%Z %d %i %s %z" /dev/fd/8); } 2>/dev/null 8<"$x"';
+  // Stamped only after a hash that matched, of a file that settled (see above), and only where a
+  // later run would read it: the directory the account's own; any earlier stamp removed first.
   const stamp =
-    '[ "${v%% *}" = "$s" ] && t=$(($(date +%s) - 2)) && [ "${k%% *}" -le "$t" ] 2>/dev/null && { echo "$s $k" >"$x.ok"; } 2>/dev/null';
+    '[ "${v%% *}" = "$s" ] && [ -O "$d" ] && t=$(($(date +%s) - 2)) && [ "${k%% *}" -le "$t" ] 2>/dev/null && { rm -f "$x.ok"; echo "$s $k" >"$x.ok"; } 2>/dev/null';
   return [
-    'k=$(stat -L -c "%Z %d %i %s %z" -- "$x" 2>/dev/null); o=',
-    '[ -O "$d" ] && [ -O "$x.ok" ] && read -r o 2>/dev/null <"$x.ok"',
+    'v=; o=; k=$(TZ=UTC0 stat -L -c "%Z %d %i %s %z" -- "$x" 2>/dev/null)',
+    '[ -O "$d" ] && [ -O "$x" ] && [ -O "$x.ok" ] && read -r o 2>/dev/null <"$x.ok"',
     `if [ -n "$k" ] && [ "$o" = "$s $k" ]; then v=$s; else ${hash}; ${stamp}; fi`,
     `[ "\${v%% *}" = "$s" ] || { [ -e "$x" ] && ${say(kept)}; rm -f "$x" "$x.ok"; ${fetch}; }`,
   ].join('; ');

@@ -190,11 +190,15 @@ export class RoutingDispatcher extends Dispatcher {
   private directConnector(): buildConnector.connector {
     const timeout = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const { lookup } = this.options;
-    const plain = buildConnector({ timeout, ...(lookup === undefined ? {} : { lookup }) });
+    const plain = buildConnector({
+      timeout,
+      allowH2: false,
+      ...(lookup === undefined ? {} : { lookup }),
+    });
     let secure: buildConnector.connector | undefined;
     return (opts, callback) => {
       if (opts.protocol !== 'https:') return plain(opts, callback);
-      secure ??= buildConnector({ timeout, ...this.tls() });
+      secure ??= buildConnector({ timeout, allowH2: false, ...this.tls() });
       return secure(opts, callback);
     };
   }

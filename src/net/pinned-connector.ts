@@ -144,7 +144,11 @@ function handshake(
 
 /** Plain TCP, as undici's own connector makes it (timeouts, keep-alive, the test resolver). */
 export function directStreams(timeoutMs: number, lookup?: LookupFunction): StreamOpener {
-  const plain = buildConnector({ timeout: timeoutMs, ...(lookup === undefined ? {} : { lookup }) });
+  const plain = buildConnector({
+    timeout: timeoutMs,
+    allowH2: false,
+    ...(lookup === undefined ? {} : { lookup }),
+  });
   return {
     open: (t) =>
       new Promise<Duplex>((resolve, reject) =>

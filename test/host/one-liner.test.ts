@@ -751,6 +751,35 @@ describe('BOOT-03 the kept installer: named by its own SHA-256, verified before 
     assert.equal(await readFile(kept, 'utf8'), FAKE_INSTALLER);
   });
 
+  test('BOOT-03 issue #41: the stamp is of the file that was hashed, not of whatever the path named a moment before', async () => {
+    const home = await scratchHome();
+    const kept = join(bootstrapDir(home), sha256);
+    assert.equal((await run('/bin/dash', installLine(token()), home)).code, 0);
+    await sleep(2100);
+    // A file elsewhere, settled too, that the path will name later (a directory swapped in a
+    // race); a stat of the path that answers for it stands for losing that race once.
+    const marker = join(home, 'tampered-ran');
+    const other = join(home, 'other');
+    await writeFile(other, `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o700 });
+    const racing = `#!/bin/sh\nlast=; for a in "$@"; do last=$a; done\nif [ "$last" = '${kept}' ]; then exec /usr/bin/stat -L -c "$3" '${other}'; fi\nexec /usr/bin/stat "$@"\n`;
+    const bin = await fakeBin({ stat: racing });
+    await sleep(2100);
+    const hashed = await run('/bin/dash', installLine(token()), home, {
+      PATH: `${bin}:${BASE_PATH}`,
+    });
+    assert.equal(hashed.code, 0, hashed.stderr);
+    const stamp = await readFile(`${kept}.ok`, 'utf8');
+    const ofKept = execFileSync('stat', ['-L', '-c', '%d %i', kept], { encoding: 'utf8' }).trim();
+    assert.ok(stamp.includes(` ${ofKept} `), `the stamp names the hashed file: ${stamp}`);
+    // The path now names that other file: its stamp was never written, so it is hashed, refused.
+    await rm(kept);
+    await symlink(other, kept);
+    const r = await run('/bin/dash', installLine(token()), home);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stderr.startsWith('oac-node: the kept installer '), r.stderr);
+    assert.equal(await exists(marker), false, 'the file never hashed never ran');
+  });
+
   test('BOOT-06 a download cut short that curl took for whole (wrong Content-Length) is not unpacked: the checksum message, exit 65', async () => {
     await armFault({ kind: 'wrong_length', delta: -40 }, 3);
     const home = await scratchHome();

@@ -165,9 +165,10 @@ describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', ()
     assert.ok(install.includes(`s="${SHA}"`));
     assert.ok(install.includes('x="$d/$s"; p="$x.gz.part"'));
     // The kept file is hashed under the lock; only a match skips the download.
-    // OpenSSL where the host has it (issue #13: faster), else sha256sum: the same SHA-256.
+    // OpenSSL where the host has it (issue #13: faster), else sha256sum: the same SHA-256, of
+    // one descriptor opened once (8), whose stat is the stamp.
     const kept = install.indexOf(
-      '{ v=$(openssl dgst -sha256 -r 2>/dev/null <"$x") && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum 2>/dev/null <"$x"); ',
+      '{ { v=$(openssl dgst -sha256 -r </dev/fd/8) && [ "${v%% *}" = "$s" ]; } || v=$(sha256sum </dev/fd/8); k=$(TZ=UTC0 stat -L -c "%Z %d %i %s %z" /dev/fd/8); } 2>/dev/null 8<"$x"; ',
     );
     assert.ok(kept > install.indexOf('flock -n 9'));
     assert.ok(kept < install.indexOf('curl -q'));
@@ -177,16 +178,16 @@ describe('BOOT-03 private directory, lock, three tries, kept <sha256> files', ()
       ),
     );
     // Issue #41: the hash is skipped only for the very stamp a matching hash wrote, read only
-    // from the pasting account's own directory and stamp file.
+    // from the pasting account's own directory, installer and stamp file.
     const stamped = install.indexOf(
-      'k=$(stat -L -c "%Z %d %i %s %z" -- "$x" 2>/dev/null); o=; [ -O "$d" ] && [ -O "$x.ok" ] && read -r o 2>/dev/null <"$x.ok"; if [ -n "$k" ] && [ "$o" = "$s $k" ]; then v=$s; else { v=$(openssl',
+      'v=; o=; k=$(TZ=UTC0 stat -L -c "%Z %d %i %s %z" -- "$x" 2>/dev/null); [ -O "$d" ] && [ -O "$x" ] && [ -O "$x.ok" ] && read -r o 2>/dev/null <"$x.ok"; if [ -n "$k" ] && [ "$o" = "$s $k" ]; then v=$s; else { { v=$(openssl',
     );
     assert.ok(stamped > install.indexOf('flock -n 9') && stamped < kept);
     assert.ok(
       install.includes(
-        'v=$(sha256sum 2>/dev/null <"$x"); [ "${v%% *}" = "$s" ] && t=$(($(date +%s) - 2)) && [ "${k%% *}" -le "$t" ] 2>/dev/null && { echo "$s $k" >"$x.ok"; } 2>/dev/null; fi; [ "${v%% *}" = "$s" ] || { ',
+        '8<"$x"; [ "${v%% *}" = "$s" ] && [ -O "$d" ] && t=$(($(date +%s) - 2)) && [ "${k%% *}" -le "$t" ] 2>/dev/null && { rm -f "$x.ok"; echo "$s $k" >"$x.ok"; } 2>/dev/null; fi; [ "${v%% *}" = "$s" ] || { ',
       ),
-      'a stamp only after a matching hash, of a file settled for two seconds',
+      'a stamp only after a matching hash, of a file settled for two seconds, in a directory of its own',
     );
     // No reuse on the mere presence or mode of a file.
     assert.doesNotMatch(install, /\[ -[xfe] "\$x" \] \|\|/);
