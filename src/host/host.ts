@@ -26,6 +26,7 @@ import {
   writeFileAtomic,
 } from './files.ts';
 import { changing } from './fs-fault.ts';
+import { runProcess } from './run-process.ts';
 
 export interface RunOptions {
   input?: string;
@@ -67,25 +68,16 @@ export class Host {
   }
 
   async run(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
-    // Issue #41: execa loads with the first command (about 20 ms): the node half's dry run
-    // runs none.
-    const { execa } = await import('execa');
-    const result = await execa(command, args, {
+    // Not the caller's directory (as oac-node that may be unreadable, /root: no command here
+    // depends on it), and only PATH, LANG=C and what is given (src/host/run-process.ts).
+    return runProcess(command, args, {
       input: options.input ?? '',
-      uid: options.uid,
-      gid: options.gid,
+      ...(options.uid === undefined ? {} : { uid: options.uid }),
+      ...(options.gid === undefined ? {} : { gid: options.gid }),
       env: { PATH, LANG: 'C', ...options.env },
-      // Not the caller's directory: as oac-node that may be unreadable (/root), and no command
-      // here depends on it.
-      cwd: '/',
-      extendEnv: false,
       detached: options.newSession ?? false,
-      timeout: options.timeoutMs ?? 120_000,
-      reject: false,
-      stripFinalNewline: true,
+      timeoutMs: options.timeoutMs ?? 120_000,
     });
-    const exitCode = typeof result.exitCode === 'number' ? result.exitCode : 1;
-    return { exitCode, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
   }
 
   /** A child in its own session whose stdout lines are handed over as they arrive (OPS-01);
