@@ -62,13 +62,17 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
     await bundleChild(child);
 
     // Per run, in rotating order: the disk's write rate (dd of the same, page-cached file),
-    // curl + sha256sum, the installer as every downloading process runs it (with
-    // limitDownloadMemory(), which _prepare and the node's run call at startup) and the
-    // installer with V8's defaults.
-    const contenders = ['dd', 'curl', 'limited', 'default'] as const;
+    // curl + sha256sum, the transfer alone (curl to /dev/null: the sender and the socket, no
+    // disk), the transfer and the disk without a hash (curl to a file, then sync), the installer
+    // as every downloading process runs it (with limitDownloadMemory(), which _prepare and the
+    // node's run call at startup) and the installer with V8's defaults.
+    const contenders = ['dd', 'curl', 'transfer', 'written', 'limited', 'default'] as const;
     type Who = (typeof contenders)[number];
-    const ms: Record<Who, number[]> = { dd: [], curl: [], limited: [], default: [] };
-    const peakKiB: Record<Who, number> = { dd: 0, curl: 0, limited: 0, default: 0 };
+    const ms = Object.fromEntries(contenders.map((c) => [c, [] as number[]])) as Record<
+      Who,
+      number[]
+    >;
+    const peakKiB = Object.fromEntries(contenders.map((c) => [c, 0])) as Record<Who, number>;
     for (let run = 1; run <= runs; run += 1) {
       const dest = join(work, `run-${run}`);
       const order = contenders.map((_, i) => contenders[(i + run - 1) % contenders.length]!);
@@ -77,6 +81,10 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
         if (who === 'dd') {
           const source = join(releaseDir, NAME);
           await exec('dd', [`if=${source}`, `of=${dest}`, 'bs=1M', 'conv=fsync', 'status=none']);
+        } else if (who === 'transfer') {
+          await exec('curl', ['-sS', '-o', '/dev/null', url]);
+        } else if (who === 'written') {
+          await exec('sh', ['-c', 'curl -sS -o "$1" "$2" && sync "$1"', 'sh', dest, url]);
         } else if (who === 'curl') {
           const script = 'curl -sS -o "$1" "$2" && sha256sum "$1"';
           const out = await exec('sh', ['-c', script, 'sh', dest, url]);
@@ -103,7 +111,11 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
         unit: 's',
         compared: { name: '`dd bs=1M conv=fsync`', value: s('dd') },
         target: { text: '≤ 1.2× dd', met: s('limited') / s('dd') <= 1.2 },
-        note: `curl -o f && sha256sum f: ${s('curl').toFixed(2)} s (${(s('limited') / s('curl')).toFixed(2)}×); with V8's defaults ${s('default').toFixed(2)} s`,
+        note:
+          `curl -o f && sha256sum f: ${s('curl').toFixed(2)} s (${(s('limited') / s('curl')).toFixed(2)}×); ` +
+          `the transfer alone (curl -o /dev/null) ${s('transfer').toFixed(2)} s, transfer and disk without a hash ` +
+          `(curl -o f && sync f) ${s('written').toFixed(2)} s (${(s('limited') / s('written')).toFixed(2)}×); ` +
+          `with V8's defaults ${s('default').toFixed(2)} s`,
       },
       {
         name: `peak RSS of that download (as every downloading process runs it)`,
