@@ -58,10 +58,10 @@ test('SEC-13 OPS-07 diagnose with the node running, then with the service and Do
     );
     const b64 = Buffer.from(`Basic ${credential}`).toString('base64');
     // journald names the unit from the sender's cgroup as it reads the message: tried again
-    // until the unit's own log shows it.
+    // until the unit's own log shows it. `grep -F --`: a credential may begin with `-`.
     const plant = `cg=$(systemctl show -p ControlGroup --value ${unit}) && sh -c 'for d in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified /sys/fs/cgroup; do [ -d "$d$0" ] && echo $$ > "$d$0/cgroup.procs"; done; printf "%s\\n" "token ${credential}" "auth ${b64}" | systemd-cat -t oac-node; sleep 1' "$cg"`;
     await host.shOk(
-      `for i in 1 2 3 4 5; do ${plant}; journalctl --sync; journalctl -u ${unit} -o cat | grep -q '${credential}' && exit 0; done; exit 1`,
+      `for i in 1 2 3 4 5; do ${plant}; journalctl --sync; journalctl -u ${unit} -o cat | grep -qF -- '${credential}' && exit 0; done; exit 1`,
     );
     const secrets = [
       { kind: 'credential', value: credential },
