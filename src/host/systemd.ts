@@ -43,9 +43,9 @@ export async function isEnabled(host: Host, unit: string): Promise<boolean> {
   return (await systemctl(host, ['is-enabled', '--quiet', unit])).exitCode === 0;
 }
 
+/** Running, as `systemctl is-active` says it (one definition: unitState's). */
 export async function isActive(host: Host, unit: string): Promise<boolean> {
-  if (!(await canStartUnits(host))) return false;
-  return (await systemctl(host, ['is-active', '--quiet', unit])).exitCode === 0;
+  return (await unitState(host, unit)).active;
 }
 
 /** What the manager says of a unit now: running (`is-active`'s answer: active, or reloading),
@@ -62,19 +62,25 @@ const ACTIVE_STATES = new Set(['active', 'reloading', 'refreshing']);
 
 export async function unitState(host: Host, unit: string): Promise<UnitState> {
   if (!(await canStartUnits(host))) return { active: false, needsReload: false };
-  const props = ['ActiveState', 'NeedDaemonReload'];
-  const r = await systemctl(host, ['show', ...props.map((p) => `--property=${p}`), unit]);
-  // A manager that does not answer: neither running nor stale, as is-active's failure said.
-  const value = (name: string) =>
-    r.exitCode === 0 ? (new RegExp(`^${name}=(.*)$`, 'm').exec(r.stdout)?.[1] ?? '') : '';
+  const value = await showProperties(host, unit, ['ActiveState', 'NeedDaemonReload']);
   return {
     active: ACTIVE_STATES.has(value('ActiveState')),
     needsReload: value('NeedDaemonReload') === 'yes',
   };
 }
 
-/** Makes systemd forget a unit whose file is gone: reloaded, and its failed state reset, so no
- *  state of it is listed (DECL-04). Nothing to do when systemd lists no such unit. */
+/** One `systemctl show` of a unit's properties; a property's value, or '' when the manager did
+ *  not answer (neither running nor stale, as is-active's failure said). */
+async function showProperties(
+  host: Host,
+  unit: string,
+  props: string[],
+): Promise<(name: string) => string> {
+  const r = await systemctl(host, ['show', ...props.map((p) => `--property=${p}`), unit]);
+  return (name) =>
+    r.exitCode === 0 ? (new RegExp(`^${name}=(.*)$`, 'm').exec(r.stdout)?.[1] ?? '') : '';
+}
+
 /** systemd lists the unit in some state (loaded, failed, not found but remembered). */
 export async function unitListed(host: Host, unit: string): Promise<boolean> {
   if (!(await canStartUnits(host))) return false;
@@ -82,6 +88,8 @@ export async function unitListed(host: Host, unit: string): Promise<boolean> {
   return listed.stdout.trim() !== '';
 }
 
+/** Makes systemd forget a unit whose file is gone: reloaded, and its failed state reset, so no
+ *  state of it is listed (DECL-04). Nothing to do when systemd lists no such unit. */
 export async function forgetUnit(host: Host, unit: string): Promise<void> {
   if (!(await unitListed(host, unit))) return;
   await systemctl(host, ['daemon-reload']);
@@ -101,8 +109,7 @@ export interface UnitRun {
 export async function unitRun(host: Host, unit: string): Promise<UnitRun | undefined> {
   if (!(await canStartUnits(host))) return undefined;
   const props = ['ActiveState', 'SubState', 'InvocationID', 'ExecMainStatus'];
-  const r = await systemctl(host, ['show', ...props.map((p) => `--property=${p}`), unit]);
-  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(r.stdout)?.[1] ?? '';
+  const value = await showProperties(host, unit, props);
   return {
     active: value('ActiveState'),
     sub: value('SubState'),
