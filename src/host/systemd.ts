@@ -43,9 +43,9 @@ export async function isEnabled(host: Host, unit: string): Promise<boolean> {
   return (await systemctl(host, ['is-enabled', '--quiet', unit])).exitCode === 0;
 }
 
-/** Running, as `systemctl is-active` says it (one definition: unitState's). */
 export async function isActive(host: Host, unit: string): Promise<boolean> {
-  return (await unitState(host, unit)).active;
+  if (!(await canStartUnits(host))) return false;
+  return (await systemctl(host, ['is-active', '--quiet', unit])).exitCode === 0;
 }
 
 /** What the manager says of a unit now: running (`is-active`'s answer: active, or reloading),
