@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
+  rmSync,
   copyFileSync,
   lstatSync,
   mkdirSync,
@@ -43,6 +44,13 @@ export function makeScratchRoot(): string {
   const groups = readFileSync(join(root, 'etc/group'), 'utf8');
   if (!/^docker:/m.test(groups)) execFileSync('groupadd', ['--prefix', root, '--system', 'docker']);
   return root;
+}
+
+/** Removes a scratch tree and the node program test/helpers/root-half.ts writes beside it (both
+ *  in the machine's temporary directory: a test leaves neither behind). */
+export function removeScratchRoot(root: string): void {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(`${root}-program`, { force: true });
 }
 
 export function dockerGid(root: string): number {

@@ -5,14 +5,14 @@
 // anything changes. With the node's own machine ID, none of this is said.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { hostIdOf } from '../../src/node/host-id.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import { assertStatusDocument } from '../helpers/json-contract.ts';
 import { CORE, ID, installRootHalf, names, programFor } from '../helpers/root-half.ts';
-import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
+import { makeScratchRoot, removeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
 import { registeredIdentity } from '../helpers/identity-file.ts';
 
 const ORIGINAL = '0d5c1f4e2b7a48d69e3f5a1b2c3d4e5f';
@@ -34,7 +34,7 @@ before(async () => {
     chownSync(path, 65532, 65532);
   machineId(COPY);
 });
-after(() => rmSync(root, { recursive: true, force: true }));
+after(() => removeScratchRoot(root));
 
 const dirOf = (path: string) => path.slice(0, path.lastIndexOf('/'));
 const machineId = (id: string) => writeFileSync(join(root, 'etc/machine-id'), `${id}\n`);

@@ -27,7 +27,7 @@ import {
   programFor,
   uninstallRootHalf,
 } from '../helpers/root-half.ts';
-import { makeScratchRoot } from '../helpers/scratch-root.ts';
+import { makeScratchRoot, removeScratchRoot } from '../helpers/scratch-root.ts';
 import { VERSION } from '../../src/version.ts';
 
 async function withProgram(journal: Journal, version: string): Promise<void> {
@@ -98,7 +98,7 @@ test('OPS-06 the record notes the run that changed the host: install, rerun, upg
       'as read back from the file: the version tried, then the one restored',
     );
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    removeScratchRoot(root);
   }
 });
 
@@ -123,7 +123,7 @@ test("OPS-06 SEC-03 the run's events are kept root-only (0600 in a 0700 director
     assert.equal(existsSync(log), false, 'the events go with the record');
     assert.equal(existsSync(join(root, 'var/log/oac-node')), false, 'and their directory');
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    removeScratchRoot(root);
   }
 });
 
@@ -147,6 +147,6 @@ test('OPS-06 SEC-06 a /var/log/oac-node someone else made (or opened to others) 
     );
     assert.equal(readFileSync(dir, 'utf8'), 'someone else', 'and the file left alone');
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    removeScratchRoot(root);
   }
 });

@@ -2,12 +2,12 @@
 // they are, by their real path (root's home, and the home of the account that ran sudo), and says
 // nothing of them on a host that has none.
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { uninstall } from '../../uninstaller/uninstall.ts';
 import { ID, installRootHalf, programFor } from '../helpers/root-half.ts';
-import { makeScratchRoot } from '../helpers/scratch-root.ts';
+import { makeScratchRoot, removeScratchRoot } from '../helpers/scratch-root.ts';
 
 async function keptAfterUninstall(withInstallers: boolean): Promise<string[]> {
   const root = makeScratchRoot();
@@ -17,7 +17,7 @@ async function keptAfterUninstall(withInstallers: boolean): Promise<string[]> {
     const request = { root, installationId: ID, force: false, dryRun: false };
     return (await uninstall(request, () => undefined)).kept;
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    removeScratchRoot(root);
   }
 }
 

@@ -14,7 +14,7 @@ import { requireExecutable } from '../helpers/executable.ts';
 import { ID, installRootHalf, names, programFor, rootHalf } from '../helpers/root-half.ts';
 import { Host } from '../../src/host/host.ts';
 import { unitDriver } from '../../src/resources/drivers/unit.ts';
-import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
+import { makeScratchRoot, removeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
 
 /** useradd's backups and lock, and the installer's lock: no resource of ours. */
 const NOT_OURS = /^etc\/([a-z]+-|\.pwd\.lock)$|^run\/oac-node(\/installer\.lock)?$/;
@@ -28,8 +28,7 @@ beforeEach(async () => {
   await installRootHalf(root, programFor(root));
 });
 afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
-  rmSync(`${root}-program`, { force: true });
+  removeScratchRoot(root);
 });
 
 function uninstall() {
