@@ -8,11 +8,12 @@
 // product (CommonJS, node20), so its peak RSS is the product's code and nothing of tsx.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { startCore } from '../test/helpers/core.ts';
+import { cpuUseSince } from './cpu.ts';
 import { isMain, median, tableOf, type Figure } from './figures.ts';
 import { NAME, RELEASE, writeNodeFileRelease } from './node-file-release.ts';
 
@@ -73,11 +74,23 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
       number[]
     >;
     const peakKiB = Object.fromEntries(contenders.map((c) => [c, 0])) as Record<Who, number>;
+    // How busy the CPUs were during each (all processes and the kernel), and the sender's own
+    // CPU time: on a machine whose CPUs are all busy, the CPU is the limit, not the disk.
+    const busy = Object.fromEntries(contenders.map((c) => [c, [] as number[]])) as Record<
+      Who,
+      number[]
+    >;
+    const sender = Object.fromEntries(contenders.map((c) => [c, [] as number[]])) as Record<
+      Who,
+      number[]
+    >;
+    const sending = core.pid;
     for (let run = 1; run <= runs; run += 1) {
       const dest = join(work, `run-${run}`);
       const order = contenders.map((_, i) => contenders[(i + run - 1) % contenders.length]!);
       for (const who of order) {
         const started = performance.now();
+        const cpu = cpuUseSince(sending);
         if (who === 'dd') {
           const source = join(releaseDir, NAME);
           await exec('dd', [`if=${source}`, `of=${dest}`, 'bs=1M', 'conv=fsync', 'status=none']);
@@ -98,6 +111,9 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
           peakKiB[who] = Math.max(peakKiB[who], result.vmHwmKiB);
         }
         ms[who].push(performance.now() - started);
+        const used = cpu();
+        busy[who].push(used.busyCores);
+        sender[who].push(used.watchedSeconds);
         await rm(dest, { force: true });
       }
     }
@@ -115,7 +131,7 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
           `curl -o f && sha256sum f: ${s('curl').toFixed(2)} s (${(s('limited') / s('curl')).toFixed(2)}×); ` +
           `the transfer alone (curl -o /dev/null) ${s('transfer').toFixed(2)} s, transfer and disk without a hash ` +
           `(curl -o f && sync f) ${s('written').toFixed(2)} s (${(s('limited') / s('written')).toFixed(2)}×); ` +
-          `with V8's defaults ${s('default').toFixed(2)} s`,
+          `with V8's defaults ${s('default').toFixed(2)} s; ${cpuNote(busy, sender)}`,
       },
       {
         name: `peak RSS of that download (as every downloading process runs it)`,
@@ -129,6 +145,21 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
     await core?.stop();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** The CPUs during each contender (medians), and the sender's CPU during ours: when ours keeps
+ *  every CPU busy, the wall time cannot fall below the CPU work divided by the CPUs. */
+function cpuNote(
+  busy: Record<string, number[]>,
+  sender: Record<string, number[]>,
+): string {
+  const cores = (who: string) => median(busy[who] ?? []).toFixed(2);
+  return (
+    `CPUs busy on average (of ${availableParallelism()}): ours ${cores('limited')}, ` +
+    `curl -o f && sync f ${cores('written')}, curl -o /dev/null ${cores('transfer')}, ` +
+    `dd ${cores('dd')}; the sender (the reference Core) used ` +
+    `${median(sender.limited ?? []).toFixed(2)} s of CPU during ours`
+  );
 }
 
 async function bundleChild(outfile: string): Promise<void> {
