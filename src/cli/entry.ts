@@ -4,16 +4,16 @@
 // `--version` loads no parser, and the restart below is the only user of child_process here.
 import './zod-jitless.ts';
 import { weakeningVariables } from '../host/clean-env-names.ts';
-import { onUnwritableStdout, quickAnswer } from './quick-answers.ts';
+import { onUnwritableStdout, quickAnswer, writeQuickAnswer } from './quick-answers.ts';
 
 async function main(): Promise<void> {
-  process.stdout.on('error', onUnwritableStdout);
   const args = process.argv.slice(2);
   const quick = quickAnswer(args);
   if (quick !== undefined) {
-    process.stdout.write(quick);
+    writeQuickAnswer(quick);
     return;
   }
+  process.stdout.on('error', onUnwritableStdout);
   // Issue #41: the version and the help above, and a bad command line, are answered before the
   // clean-environment restart (nothing is at stake in them); a command restarts once, when the
   // parser has passed it.

@@ -16,7 +16,7 @@ import {
   type BundleFunction,
 } from './bundle-code.ts';
 import { noteCodeCache } from '../version.ts';
-import { onUnwritableStdout, quickAnswer } from './quick-answers.ts';
+import { quickAnswer, writeQuickAnswer } from './quick-answers.ts';
 
 /** An asset's bytes, not copied: read only (Node's documentation: writing may crash). Node 20
  *  returns an ArrayBuffer; the string case exists only in @types/node's signature. */
@@ -36,7 +36,4 @@ function runBundle(): void {
 
 const quick = quickAnswer(process.argv.slice(2));
 if (quick === undefined) runBundle();
-else {
-  process.stdout.on('error', onUnwritableStdout);
-  process.stdout.write(quick);
-}
+else writeQuickAnswer(quick);

@@ -3,6 +3,7 @@
 // test/host/executable.test.ts), and the one line for a standard output that cannot be written.
 // Shared by the executable's own entry (src/cli/executable-main.ts) and the bundle's
 // (src/cli/entry.ts), so neither can drift from the other.
+import { writeStdoutDirect } from '../host/stdout-direct.ts';
 import { VERSION } from '../version.ts';
 
 // The top-level help, rendered by yargs when `npm run build` made this executable
@@ -17,6 +18,23 @@ export function quickAnswer(args: readonly string[]): string | undefined {
   if (only === '--version' || only === '-V') return `${VERSION}\n`;
   if (only === '--help' || only === '-h') return builtHelp;
   return undefined;
+}
+
+/** Writes a quick answer straight to descriptor 1: process.stdout's stream, built on first use,
+ *  was about 5 ms of a 24 ms `--version` (issue #41; bench/README.md). What cannot be written so
+ *  (a full non-blocking pipe, a full disk, a closed descriptor) goes on through process.stdout,
+ *  whose error handler says why in one line (onUnwritableStdout); a reader that went away
+ *  (EPIPE) is no failure, as there. */
+export function writeQuickAnswer(text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  try {
+    writeStdoutDirect(bytes);
+  } catch (error) {
+    const { code, written } = error as NodeJS.ErrnoException & { written: number };
+    if (code === 'EPIPE') return;
+    process.stdout.on('error', onUnwritableStdout);
+    process.stdout.write(bytes.subarray(written));
+  }
 }
 
 /** Issue #39: standard output that cannot be written (a full disk, a file opened read-only) ends

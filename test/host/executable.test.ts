@@ -391,6 +391,24 @@ test('SEC-12 issue #37 a test build refuses, in one line and before anything, a 
   }
 });
 
+test('OPS-02 issue #41 --help and --version written straight to descriptor 1: a reader that went away before the answer (EPIPE) is no failure, exit 0 and nothing on stderr', () => {
+  for (const arg of ['--help', '--version']) {
+    // The reader (`true`) is gone before the executable writes: its write meets EPIPE.
+    const r = spawnSync(
+      'bash',
+      ['-c', 'set -o pipefail; { sleep 0.3; "$0" "$1"; } | true', requireExecutable(), arg],
+      {
+        // Not a socket on stdin: Debian's bash would take it for rshd and read ~/.bashrc.
+        stdio: ['ignore', 'ignore', 'pipe'],
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      },
+    );
+    assert.equal(r.status, 0, `${arg}: exit ${r.status}\n${r.stderr}`);
+    assert.equal(r.stderr, '', arg);
+  }
+});
+
 test('OPS-02 issue #39 standard output that cannot be written (/dev/full) is one line naming why, exit 1, no stack; --help, --version and a command alike', () => {
   for (const args of [['--help'], ['--version'], ['install', '--help']]) {
     const full = openSync('/dev/full', 'w');
