@@ -153,10 +153,7 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
 
 /** The CPUs during each contender (medians), and the sender's CPU during ours: when ours keeps
  *  every CPU busy, the wall time cannot fall below the CPU work divided by the CPUs. */
-function cpuNote(
-  busy: Record<string, number[]>,
-  sender: Record<string, number[]>,
-): string {
+function cpuNote(busy: Record<string, number[]>, sender: Record<string, number[]>): string {
   const cores = (who: string) => median(busy[who] ?? []).toFixed(2);
   return (
     `CPUs busy on average (of ${availableParallelism()}): ours ${cores('limited')}, ` +
