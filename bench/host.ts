@@ -17,6 +17,7 @@ import { runtimeImageFile } from '../src/node/node-files.ts';
 import { bootHost, type E2eHost } from '../test/e2e/harness/host.ts';
 import { startCoreInHost, type CoreInHost } from '../test/e2e/helpers/core-in-host.ts';
 import { fromLine } from '../test/e2e/helpers/install-line.ts';
+import { sha256Into } from '../installer/one-liner.ts';
 import { requireExecutable, repoRoot } from '../test/helpers/executable.ts';
 import { isMain, median, tableOf, type Figure } from './figures.ts';
 
@@ -206,7 +207,8 @@ export async function measureHost(runtimeMiB = 1024, runs = 7): Promise<Figure[]
       'fetching the installer',
       await timed(
         host,
-        `mkdir -p -m 0700 /root/.oac/node-bootstrap && curl -sS '${core.coreUrl}/node-install/oac-node.gz' | gzip -d > ${installer}.part && chmod 0700 ${installer}.part && [ "$(sha256sum < ${installer}.part | cut -c1-64)" = ${sha} ] && mv ${installer}.part ${installer}`,
+        // The line's own check of the download (OpenSSL, or sha256sum), of "$x.part".
+        `s=${sha}; x=${installer}; mkdir -p -m 0700 /root/.oac/node-bootstrap && curl -sS '${core.coreUrl}/node-install/oac-node.gz' | gzip -d > "$x.part" && chmod 0700 "$x.part" && ${sha256Into('"$x.part"')} && [ "\${v%% *}" = "$s" ] && mv "$x.part" "$x"`,
       ),
     );
     const alone = await importAlone(host, core.coreUrl, built);

@@ -420,7 +420,7 @@ function lockStatement(): string {
  *  0.07 against 0.37 s on the 89 MB one, issue #41); the same SHA-256, `-r` prints it first as
  *  sha256sum does. Any other answer of OpenSSL's (missing, a failure, another format, another
  *  sum) is asked of sha256sum again, whose answer decides. */
-function sha256Into(file: string): string {
+export function sha256Into(file: string): string {
   return `{ { v=$(openssl dgst -sha256 -r <${file}) && [ "\${v%% *}" = "$s" ]; } 2>/dev/null || v=$(sha256sum <${file}); }`;
 }
 
