@@ -122,9 +122,11 @@ async function importAlone(
     hashes.push(okOrThrow(`${tool} alone`, await timed(host, check)).seconds);
   }
   const load = okOrThrow('docker load alone', await timed(host, `docker load -q -i ${f}`));
+  // The install that follows starts, as this load did, with nothing left for the disk to write
+  // (the removal of the image and the file written out first).
   okOrThrow(
     'cleaning up',
-    await timed(host, `rm -f ${f} && docker rmi -f '${file.image.reference}' >/dev/null`),
+    await timed(host, `rm -f ${f} && docker rmi -f '${file.image.reference}' >/dev/null && sync`),
   );
   return { download: download.seconds, hash: Math.min(...hashes), load: load.seconds };
 }
