@@ -2,7 +2,13 @@
 // is not met is shown with what limits it). Read from /proc: the whole machine's time from
 // /proc/stat, one process's own from /proc/PID/stat. Linux only, as the product is.
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+
+/** The CPUs /proc/stat counts (its `cpuN` lines): the machine's, whatever this process may run on. */
+export function machineCpus(): number {
+  return readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .filter((line) => /^cpu\d+ /.test(line)).length;
+}
 
 /** /proc/stat's first line: every CPU's time, busy and all, in clock ticks. */
 interface MachineTicks {
@@ -30,8 +36,8 @@ function processTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** Linux's USER_HZ: what /proc counts process times in (100 on every Linux this runs on; the
- *  machine's own ticks per second are measured, not assumed, for the machine-wide figure). */
+/** Linux's USER_HZ: what /proc counts process times in (100 on every Linux this runs on). The
+ *  machine-wide figure needs none: it is a ratio of /proc/stat's own counts. */
 const USER_HZ = 100;
 
 export interface CpuUse {
@@ -44,7 +50,7 @@ export interface CpuUse {
 
 /** Starts counting; the returned function stops and says how busy the CPUs were since. */
 export function cpuUseSince(watchedPid: number): () => CpuUse {
-  const cores = availableParallelism();
+  const cores = machineCpus();
   const machine = machineTicks();
   const watched = processTicks(watchedPid);
   return () => {

@@ -8,12 +8,12 @@
 // product (CommonJS, node20), so its peak RSS is the product's code and nothing of tsx.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { startCore } from '../test/helpers/core.ts';
-import { cpuUseSince } from './cpu.ts';
+import { cpuUseSince, machineCpus } from './cpu.ts';
 import { isMain, median, tableOf, type Figure } from './figures.ts';
 import { NAME, RELEASE, writeNodeFileRelease } from './node-file-release.ts';
 
@@ -156,7 +156,7 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
 function cpuNote(busy: Record<string, number[]>, sender: Record<string, number[]>): string {
   const cores = (who: string) => median(busy[who] ?? []).toFixed(2);
   return (
-    `CPUs busy on average (of ${availableParallelism()}): ours ${cores('limited')}, ` +
+    `CPUs busy on average (of ${machineCpus()}): ours ${cores('limited')}, ` +
     `curl -o f && sync f ${cores('written')}, curl -o /dev/null ${cores('transfer')}, ` +
     `dd ${cores('dd')}; the sender (the reference Core) used ` +
     `${median(sender.limited ?? []).toFixed(2)} s of CPU during ours`

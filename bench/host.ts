@@ -1,8 +1,9 @@
 // `npm run bench:host [-- --runtime-mib 1024 --runs 7]`: the figures of a real install (issue
 // #13), on the e2e tests' throwaway host (systemd + Docker, test/e2e/harness) with the
 // reference Core in its network namespace and a release whose Runtime archive is 1 GiB:
-//   - the first install, phase by phase (the installer fetched and checked as the line does it,
-//     preflight, each step, the wait for ready), from its --json events stamped as they arrive;
+//   - the first install, phase by phase (the installer fetched, unpacked as it arrives and
+//     checked with the line's own check; preflight, each step, the wait for ready), from its
+//     --json events stamped as they arrive;
 //   - the pasted line again on the converged host (no-op rerun), `install --dry-run` and
 //     `status`, medians of N runs;
 //   - the peak RSS of every oac-node process of the first install (sampled from /proc).
@@ -204,7 +205,8 @@ export async function measureHost(runtimeMiB = 1024, runs = 7): Promise<Figure[]
     const installer = uninstall[3] as string;
     const args = `--core-url '${core.coreUrl}' --installation-id '${id}'`;
 
-    // The first install: the installer fetched and checked as the line does, then its run.
+    // The first install: the installer fetched and unpacked (the line downloads first, then
+    // unpacks), checked with the line's own check, then its run.
     const fetch = okOrThrow(
       'fetching the installer',
       await timed(

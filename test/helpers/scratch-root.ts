@@ -6,7 +6,6 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
-  rmSync,
   copyFileSync,
   lstatSync,
   mkdirSync,
@@ -14,6 +13,7 @@ import {
   readFileSync,
   readdirSync,
   readlinkSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';

@@ -29,7 +29,7 @@ import { findSecrets } from '../../support/secret-scan.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { requireExecutable } from '../helpers/executable.ts';
 import { ENV_KEY, installRootHalf, names, programFor } from '../helpers/root-half.ts';
-import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
+import { makeScratchRoot, removeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
 import { registeredIdentity } from '../helpers/identity-file.ts';
 
 const CREDENTIAL = 'Zk3x-Q9_pL0mN2bV7cX1zA5sD8fG4hJ6kL3qW0eR9tY';
@@ -82,7 +82,7 @@ before(async () => {
   writeFileSync(join(root, names.envFile), env ?? '', { mode: 0o600 });
 });
 after(() => {
-  rmSync(root, { recursive: true, force: true });
+  removeScratchRoot(root);
   rmSync(out, { recursive: true, force: true });
 });
 

@@ -8,12 +8,12 @@
 // a journal write, as an install's is, through the same Host methods.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { requireExecutable } from '../helpers/executable.ts';
 import { ID, installRootHalf, names, programFor } from '../helpers/root-half.ts';
-import { makeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
+import { makeScratchRoot, removeScratchRoot, treeOf } from '../helpers/scratch-root.ts';
 
 /** useradd's backups and lock, and the installer's lock: no resource of ours. */
 const NOT_OURS = /^etc\/([a-z]+-|\.pwd\.lock)$|^run\/oac-node(\/installer\.lock)?$/;
@@ -33,8 +33,7 @@ beforeEach(async () => {
   journal = readFileSync(join(root, JOURNAL), 'utf8');
 });
 afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
-  rmSync(`${root}-program`, { force: true });
+  removeScratchRoot(root);
 });
 
 const uninstall = () => [requireExecutable(), 'uninstall', '--installation-id', ID, '--force'];

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { installRootHalf, programFor, uninstallRootHalf } from '../helpers/root-half.ts';
-import { makeScratchRoot } from '../helpers/scratch-root.ts';
+import { makeScratchRoot, removeScratchRoot } from '../helpers/scratch-root.ts';
 import { MAN_PAGE_MARK } from '../../src/resources/man-page.ts';
 
 const MAN1 = 'usr/local/share/man/man1';
@@ -20,7 +20,7 @@ async function withRoot(prepare: (root: string) => void, check: (root: string) =
     await installRootHalf(root, programFor(root));
     await check(root);
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    removeScratchRoot(root);
   }
 }
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { requireExecutable } from '../helpers/executable.ts';
 import { installRootHalf, programFor } from '../helpers/root-half.ts';
-import { makeScratchRoot } from '../helpers/scratch-root.ts';
+import { makeScratchRoot, removeScratchRoot } from '../helpers/scratch-root.ts';
 import { makeReleaseDir, startCore } from '../helpers/core.ts';
 
 let sessions = 0;
@@ -63,7 +63,7 @@ test('OPS-01 issue #39 the uninstall on a terminal: listr rows for each group, e
     assert.ok((screen.match(/^✔ /gm) ?? []).length >= 6, screen);
     assert.match(screen, /^The node of installation inst-1 is removed from this host\.$/m);
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    removeScratchRoot(root);
   }
 });
 
