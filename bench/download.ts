@@ -69,21 +69,14 @@ export async function measureDownload(sizeMiB = 1024, runs = 3): Promise<Figure[
     // node's run call at startup) and the installer with V8's defaults.
     const contenders = ['dd', 'curl', 'transfer', 'written', 'limited', 'default'] as const;
     type Who = (typeof contenders)[number];
-    const ms = Object.fromEntries(contenders.map((c) => [c, [] as number[]])) as Record<
-      Who,
-      number[]
-    >;
+    const samples = () =>
+      Object.fromEntries(contenders.map((c) => [c, [] as number[]])) as Record<Who, number[]>;
+    const ms = samples();
     const peakKiB = Object.fromEntries(contenders.map((c) => [c, 0])) as Record<Who, number>;
     // How busy the CPUs were during each (all processes and the kernel), and the sender's own
     // CPU time: on a machine whose CPUs are all busy, the CPU is the limit, not the disk.
-    const busy = Object.fromEntries(contenders.map((c) => [c, [] as number[]])) as Record<
-      Who,
-      number[]
-    >;
-    const sender = Object.fromEntries(contenders.map((c) => [c, [] as number[]])) as Record<
-      Who,
-      number[]
-    >;
+    const busy = samples();
+    const sender = samples();
     const sending = core.pid;
     // The download inside the child, from its call to its verified rename: without Node's start.
     const inside: number[] = [];

@@ -418,9 +418,9 @@ function lockStatement(): string {
 /** The SHA-256 of `file` into "$v" (its hex first, as sha256sum prints it). OpenSSL where the
  *  host has it: about 2.5x faster than coreutils' sha256sum on the 84 MiB installer in issue
  *  #13's measure, about 5x on the 89 MB one in issue #41's (0.07 against 0.37 s, from the page
- *  cache); the same SHA-256, `-r` prints it first as
- *  sha256sum does. Any other answer of OpenSSL's (missing, a failure, another format, another
- *  sum) is asked of sha256sum again, whose answer decides. */
+ *  cache); the same SHA-256, and `-r` prints it first as sha256sum does. Any other answer of
+ *  OpenSSL's (missing, a failure, another format, another sum) is asked of sha256sum again,
+ *  whose answer decides. */
 export function sha256Into(file: string): string {
   return `{ { v=$(openssl dgst -sha256 -r <${file}) && [ "\${v%% *}" = "$s" ]; } 2>/dev/null || v=$(sha256sum <${file}); }`;
 }

@@ -23,9 +23,8 @@ export function quickAnswer(args: readonly string[]): string | undefined {
 /** Writes a quick answer straight to descriptor 1: process.stdout's stream, built on first use,
  *  was about 5 ms of a 24 ms `--version` (issue #41; bench/README.md). What cannot be written so
  *  (a full non-blocking pipe, a full disk, a descriptor open only for reading) goes on through
- *  process.stdout,
- *  whose error handler says why in one line (onUnwritableStdout); a reader that went away
- *  (EPIPE) is no failure, as there. */
+ *  process.stdout, whose error handler says why in one line (onUnwritableStdout); a reader that
+ *  went away (EPIPE) is no failure, as there. */
 export function writeQuickAnswer(text: string): void {
   const bytes = Buffer.from(text, 'utf8');
   try {
